@@ -1,0 +1,199 @@
+"""The Craps and Mini-Craps engine (58 Pa. Code 623a): placing, reducing and settling wagers.
+
+Pure functions over immutable `CrapsState`; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .craps_options import CrapsOptions
+from .craps_rules import LAY
+from .craps_settle import settle
+from .craps_state import CrapsState
+from .errors import WagerRefused
+from .model import RETURNED, Change, Line, Placement, Wager, check_amount
+
+_FLAT_OF = {"pass_odds": "pass", "dont_pass_odds": "dont_pass",
+            "come_odds": "come", "dont_come_odds": "dont_come"}
+_ONOFF = ("one_roll", "place", "hardway")
+
+
+def new_table(options: CrapsOptions | None = None) -> CrapsState:
+    return CrapsState(options=options or CrapsOptions())
+
+
+def place(state: CrapsState, wager: Wager) -> Placement:
+    """Places a wager, or raises `WagerRefused` naming the rule that forbids it.
+
+    Returns:
+        The next state and the vigorish collected up front on a Buy or Lay Bet.
+    """
+    check_amount(wager.amount)
+    spec = state.options.specs.get((wager.name, wager.params))
+    if spec is None:
+        _unknown(state, wager)
+    if state.wager(wager.id) is not None:
+        raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
+    _check_timing(state, wager, spec)
+    _check_amount(state, wager, spec)
+    if spec.kind == "fire":
+        wager = replace(wager, shooter=state.shooter, progress=0)
+    elif spec.kind in ("bonus", "line"):
+        wager = replace(wager, progress=0, point=None)
+    return Placement(state.with_wagers((*state.wagers, wager)), wager, _upfront_vig(state, wager))
+
+
+def _unknown(state: CrapsState, wager: Wager) -> None:
+    names = {name for name, _ in state.options.specs}
+    if wager.name in names:
+        raise WagerRefused("bad_params", f"{wager.name} does not take params "
+                           f"{wager.params_dict}", "623a.3(a)")
+    raise WagerRefused("unknown_wager", f"{wager.name!r} is not a wager offered at this "
+                       f"{state.options.game} table", "623a.3(a)")
+
+
+def _check_timing(state: CrapsState, w: Wager, spec) -> None:
+    name = w.name
+    if name in ("pass", "dont_pass") and not state.come_out:
+        raise WagerRefused("bet_closed", f"{name} is made only before the come out roll",
+                           "623a.3(a)(1),(2), 623a.4(c)(1)")
+    if name in ("come", "dont_come") and state.come_out:
+        raise WagerRefused("bet_closed", f"{name} is made only after the come out roll",
+                           "623a.3(a)(3),(4)")
+    if spec.kind == "fire" and state.shooter_rolls:
+        raise WagerRefused("bet_closed", "the Fire Bet is accepted only before a new "
+                           "shooter's initial come out roll", "623a.3(a)(40), 623a.11(a)(1)")
+    if spec.kind == "bonus" and state.shooter_rolls:
+        raise WagerRefused("bet_closed", "Bonus Craps wagers are accepted only before a new "
+                           "shooter's initial come out roll", "623a.12(1)")
+    if spec.kind == "odds":
+        _flat_for_odds(state, w)
+
+
+def _flat_for_odds(state: CrapsState, w: Wager) -> int:
+    """The seat's flat bet behind an odds wager, in cents; refuses when there is none."""
+    flat = _FLAT_OF[w.name]
+    if w.name in ("pass_odds", "dont_pass_odds"):
+        if state.come_out:
+            raise WagerRefused("bet_closed", "odds are taken after a come out point is "
+                               "established", "623a.6(a),(b)")
+        total = state.seat_total(w.seat, flat)
+    else:
+        total = state.seat_total(w.seat, flat, w.param("number"))
+    if total == 0:
+        raise WagerRefused("no_flat_bet", f"{w.name} needs the seat's {flat} bet on its "
+                           "point", "623a.6")
+    return total
+
+
+def _check_amount(state: CrapsState, w: Wager, spec) -> None:
+    o = state.options
+    if spec.kind == "fire":  # 623a.11(b)(1): $1 to $5 in $1 increments, whatever the table
+        lo, hi = spec.limits
+        if not lo <= w.amount <= hi or w.amount % spec.units:
+            raise WagerRefused("outside_limits", "the Fire Bet is $1 to $5 in $1 increments",
+                               "623a.11(b)(1)")
+        return
+    if spec.kind == "odds":
+        _check_odds_limit(state, w)
+        return
+    if not o.table_min <= w.amount <= o.table_max:
+        raise WagerRefused("outside_limits", f"amount {w.amount} is outside the table "
+                           f"limits {o.table_min}-{o.table_max}", "623a.3(b), 623a.5(j)")
+    if spec.units > 1 and w.amount % (spec.units * o.prop_unit):
+        raise WagerRefused("wrong_units", f"{w.name} is placed in units of {spec.units} "
+                           f"(of {o.prop_unit} cents)", spec.section)
+    if spec.kind == "one_roll" and any((w.amount * p.share).denominator != 1 for p in spec.data):
+        raise WagerRefused("wrong_units", f"{w.name} must split into whole cents",
+                           spec.section)
+
+
+def _check_odds_limit(state: CrapsState, w: Wager) -> None:
+    """623a.6(e): up to the table's multiple of the flat bet; lay odds by their winnings."""
+    flat = _flat_for_odds(state, w)
+    mult = state.options.odds_multiple
+    n = state.point if w.name in ("pass_odds", "dont_pass_odds") else w.param("number")
+    have = sum(x.amount for x in state.wagers
+               if x.seat == w.seat and x.name == w.name and x.params == w.params)
+    total = have + w.amount
+    if w.name.startswith("dont"):
+        num, den = LAY[n]
+        ok = total * num <= mult * flat * den
+    else:
+        ok = total <= mult * flat
+    if not ok:
+        raise WagerRefused("outside_limits", f"odds of {total} exceed {mult}x the flat bet "
+                           f"of {flat}", "623a.6(e)")
+
+
+def _upfront_vig(state: CrapsState, w: Wager) -> int:
+    """623a.5(g)(3)(i)(A) on the amount bought; (ii)(A) on the amount a Lay could win."""
+    o = state.options
+    if w.name == "buy" and o.buy_vig == "upfront":
+        base = w.amount
+    elif w.name == "lay" and o.lay_vig == "upfront":
+        num, den = LAY[w.param("number")]
+        base = w.amount * num / den
+    else:
+        return 0
+    return int(base * o.vig_rate // o.vig_unit) * o.vig_unit
+
+
+def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
+    """Reduces a wager to `amount` cents (0 removes it), where 623a.4(c),(d) allow it."""
+    w = state.wager(wager_id)
+    if w is None:
+        raise WagerRefused("unknown_id", f"no wager {wager_id!r} on the table")
+    if isinstance(amount, bool) or not isinstance(amount, int) or not 0 <= amount < w.amount:
+        raise WagerRefused("bad_amount", "a reduction is to a smaller amount (0 removes); "
+                           "an increase is a new wager", "623a.4(c)")
+    spec = state.options.specs[(w.name, w.params)]
+    if spec.kind == "fire":
+        raise WagerRefused("not_removable", "a Fire Bet may not be reduced, increased or "
+                           "removed before a loser 7", "623a.4(c)(3)")
+    if spec.kind == "bonus":
+        raise WagerRefused("not_removable", "Bonus Craps wagers may not be reduced",
+                           "623a.4(c)(4), 623a.12(2)")
+    if w.name == "pass" and not state.come_out:
+        raise WagerRefused("not_removable", "a Pass Bet may not be removed or reduced after "
+                           "the point is established", "623a.4(c)(1)")
+    if w.name == "come" and w.point is not None:
+        raise WagerRefused("not_removable", "a Come Bet may not be removed or reduced after "
+                           "its come point is established", "623a.4(c)(2)")
+    if w.name in ("dont_pass", "dont_come") and _has_odds(state, w):
+        raise WagerRefused("odds_attached", "remove the odds behind this bet first", "623a.6")
+    if amount:
+        _check_amount(state, replace(w, amount=amount), spec) if spec.kind != "odds" else None
+    rest = tuple(x if x.id != w.id else replace(x, amount=amount) for x in state.wagers
+                 if x.id != w.id or amount)
+    line = Line(w.id, w.name, w.seat, RETURNED, w.amount, 0, w.amount - amount, 0,
+                bool(amount), section="623a.4(c),(d)", note="reduced" if amount else "removed")
+    return Change(state.with_wagers(rest), w.amount - amount, line)
+
+
+def _has_odds(state: CrapsState, w: Wager) -> bool:
+    odds = w.name + "_odds"
+    return any(x.seat == w.seat and x.name == odds and
+               (w.name == "dont_pass" or x.param("number") == w.point) for x in state.wagers)
+
+
+def set_working(state: CrapsState, wager_id: str, working: bool | None) -> CrapsState:
+    """Places or lifts the on/off marker (623a.3(a)(5)-(10),(41),(42)); None restores the rule."""
+    w = state.wager(wager_id)
+    if w is None:
+        raise WagerRefused("unknown_id", f"no wager {wager_id!r} on the table")
+    kind = state.options.specs[(w.name, w.params)].kind
+    if kind not in _ONOFF and w.name != "come_odds":
+        raise WagerRefused("no_marker", f"{w.name} takes no on/off marker", "623a.3(a)")
+    return state.with_wagers(tuple(replace(x, working=working) if x.id == wager_id else x
+                                   for x in state.wagers))
+
+
+def change_shooter(state: CrapsState) -> CrapsState:
+    """The shooter passes the dice without a loser 7 (623a.10(a)); pending Fire Bets keep
+    their points and are settled on the successor's loser 7 (623a.11(a)(2))."""
+    return replace(state, shooter=state.shooter + 1, points_made=0, shooter_rolls=0)
+
+
+__all__ = ["change_shooter", "new_table", "place", "reduce", "set_working", "settle"]

@@ -1,0 +1,93 @@
+"""Every Craps and Mini-Craps wager of 623a.3(a), with its params, odds and section."""
+
+from __future__ import annotations
+
+from .craps_rules import (
+    BONUS, BUY, FIRE, HARDWAY, HOP_SECTIONS, LAY, LAY_ODDS, PLACE_TO_LOSE, PLACE_TO_WIN,
+    POINTS, TAKE_ODDS, one_roll_parts, one_roll_table,
+)
+from .spec import Spec, make, odds_text
+
+S = "623a.3(a)"
+
+_ONE_ROLL = [
+    ("field", "Field Bet", "1 to 1; 2 to 1 on 2 or 12", "(11)", 1),
+    ("any_seven", "Any Seven Bet", "4 to 1", "(12)", 1),
+    ("any_craps", "Any Craps Bet", "7 to 1", "(13)", 1),
+    ("craps_two", "Craps Two Bet", "30 to 1", "(14)", 1),
+    ("craps_three", "Craps Three Bet", "15 to 1", "(15)", 1),
+    ("craps_twelve", "Craps Twelve Bet", "30 to 1", "(16)", 1),
+    ("eleven", "11 in One Roll Bet", "15 to 1", "(17)", 1),
+    ("c_and_e", "Craps-Eleven (C and E) Bet", "half at 7 to 1, half at 15 to 1 (623a.5(b))",
+     "(18)", 2),
+    ("horn", "Horn Bet", "quarters at 30/15/15/30 to 1 (623a.5(c)); units of four", "(19)", 4),
+    ("whirl", "Whirl Bet", "four units Horn, one unit Any Seven (623a.5(e)); units of five",
+     "(21)", 5),
+    ("six_seven_eight", "6-7-8 Bet", "1 to 1; 2 to 1 on 3-3 or 4-4", "(39)", 1),
+]
+
+
+def craps_specs(*, buy_lay: bool, fire: str | None, bonus: bool) -> dict[tuple, Spec]:
+    """The concrete wagers a table with these house options accepts, keyed by (name, params)."""
+    specs: list[Spec] = [
+        make("pass", "Pass Bet", "1 to 1", f"{S}(1)", "line"),
+        make("dont_pass", "Don't Pass Bet", "1 to 1; 12 on the come out is void", f"{S}(2)", "line"),
+        make("come", "Come Bet", "1 to 1", f"{S}(3)", "line"),
+        make("dont_come", "Don't Come Bet", "1 to 1; 12 on the next roll is void", f"{S}(4)", "line"),
+        make("pass_odds", "Pass Bet odds", "true odds 2:1, 3:2, 6:5", "623a.6(a)", "odds",
+             TAKE_ODDS),
+        make("dont_pass_odds", "Don't Pass Bet odds", "true odds 1:2, 2:3, 5:6", "623a.6(b)",
+             "odds", LAY_ODDS),
+    ]
+    for n in POINTS:
+        p = {"number": n}
+        specs += [
+            make("come_odds", f"Come Bet odds on {n}", odds_text(TAKE_ODDS[n]), "623a.6(c)",
+                 "odds", TAKE_ODDS[n], p),
+            make("dont_come_odds", f"Don't Come Bet odds on {n}", odds_text(LAY_ODDS[n]),
+                 "623a.6(d)", "odds", LAY_ODDS[n], p),
+            make("place_to_win", f"Place Bet to Win on {n}", odds_text(PLACE_TO_WIN[n]),
+                 f"{S}(5), 623a.5(a)", "place", PLACE_TO_WIN[n], p),
+            make("place_to_lose", f"Place Bet to Lose on {n}", odds_text(PLACE_TO_LOSE[n]),
+                 f"{S}(6), 623a.5(a)", "place", PLACE_TO_LOSE[n], p),
+        ]
+        if buy_lay:
+            specs += [
+                make("buy", f"Buy Bet on {n}", odds_text(BUY[n]) + " less vigorish",
+                     f"{S}(41), 623a.5(g)", "place", BUY[n], p),
+                make("lay", f"Lay Bet against {n}", odds_text(LAY[n]) + " less vigorish",
+                     f"{S}(42), 623a.5(g)", "place", LAY[n], p),
+            ]
+    for n, section in zip((4, 6, 8, 10), ("(7)", "(8)", "(9)", "(10)"), strict=True):
+        specs.append(make("hardway", f"{n} the Hardway Bet", odds_text(HARDWAY[n]),
+                          f"{S}{section}", "hardway", HARDWAY[n], {"number": n}))
+    for name, title, odds, section, units in _ONE_ROLL:
+        specs.append(make(name, title, odds, f"{S}{section}", "one_roll",
+                          one_roll_parts(name, {}), units=units))
+    for n in (2, 3, 11, 12):
+        specs.append(make("horn_high", f"Horn High {n} Bet", "fifths at 30/15/15/30 to 1, "
+                          f"two fifths on {n} (623a.5(d)); units of five", f"{S}(20)",
+                          "one_roll", one_roll_parts("horn_high", {"number": n}),
+                          {"number": n}, units=5))
+    for pair, section in HOP_SECTIONS.items():
+        hard = pair[0] == pair[1]
+        specs.append(make("hop", f"{pair[0]}-{pair[1]} on the Hop Bet",
+                          "30 to 1" if hard else "15 to 1", f"{S}{section}", "one_roll",
+                          one_roll_parts("hop", {"dice": pair}), {"dice": pair}))
+    if fire:
+        table = FIRE[fire]
+        specs.append(make("fire", f"Fire Bet (pay table {fire})",
+                          ", ".join(f"{k}{'+' if k == 6 else ''} points {odds_text(v)}"
+                                    for k, v in table.items()),
+                          f"{S}(40), 623a.5(f), 623a.11", "fire", table,
+                          units=100, limits=(100, 500)))
+    if bonus:
+        for name, (nums, odds, section) in BONUS.items():
+            title = {"all_small": "All Small", "all_tall": "All Tall",
+                     "all_or_nothing": "All Or Nothing At All"}[name]
+            specs.append(make(name, f"{title} Wager", odds_text(odds),
+                              f"{section}, 623a.5(h), 623a.12", "bonus", (nums, odds)))
+    for spec in specs:
+        if spec.kind == "one_roll":
+            spec.extra["table"] = one_roll_table(list(spec.data))
+    return {s.key: s for s in specs}

@@ -1,0 +1,78 @@
+"""House options of a Craps or Mini-Craps table (623a.3(b), 623a.5(f)-(g), 623a.6(e), 623a.12)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+from .craps_catalog import craps_specs
+from .craps_rules import POINTS
+from .errors import OptionsRefused
+
+
+@dataclass(frozen=True)
+class CrapsOptions:
+    """Per-table data; every default is a common Pennsylvania configuration.
+
+    Attributes:
+        game: "craps" or "mini-craps"; the wagers and rules are the same (623a).
+        table_min: minimum wager in cents (623a.3(b)(1)).
+        table_max: maximum wager in cents (623a.3(b)(2)); odds may exceed it (623a.6(e)).
+        payout_unit: payouts are rounded down to this many cents; the rest is reported.
+        odds_multiple: supplemental odds allowed, 1-10 times the flat bet (623a.6(e)).
+        prop_unit: the chip unit in cents of "units of four/five" (623a.3(a)(19)-(21)).
+        buy_lay: whether Buy and Lay Bets are offered (623a.3(a)(41),(42)).
+        vig_rate: vigorish on Buy and Lay, at most 5% (623a.5(g)(3)).
+        buy_vig, lay_vig: "upfront" (623a.5(g)(3)(i)(A),(ii)(A)) or "on_win" ((B)).
+        buy_vig_numbers, lay_vig_numbers: with "on_win", the numbers it applies to.
+        vig_unit: vigorish is rounded down to this many cents.
+        fire: Fire Bet pay table "A" or "B" (623a.5(f)), or None when not offered.
+        bonus_craps: whether Bonus Craps is offered (623a.12).
+        come_odds_on_comeout: whether Come Bet odds work on the come out roll; the regulation
+            is silent and most houses leave them off (returned on a come out 7).
+    """
+
+    game: str = "craps"
+    table_min: int = 500
+    table_max: int = 500_000
+    payout_unit: int = 1
+    odds_multiple: int = 3
+    prop_unit: int = 100
+    buy_lay: bool = True
+    vig_rate: Fraction = Fraction(5, 100)
+    buy_vig: str = "upfront"
+    lay_vig: str = "upfront"
+    buy_vig_numbers: tuple[int, ...] = POINTS
+    lay_vig_numbers: tuple[int, ...] = POINTS
+    vig_unit: int = 1
+    fire: str | None = "A"
+    bonus_craps: bool = True
+    come_odds_on_comeout: bool = False
+
+    def __post_init__(self) -> None:
+        def refuse(message: str, section: str) -> None:
+            raise OptionsRefused("bad_option", message, section)
+
+        if self.game not in ("craps", "mini-craps"):
+            refuse(f"game must be craps or mini-craps, got {self.game!r}", "623a")
+        if not 0 < self.table_min <= self.table_max:
+            refuse("need 0 < table_min <= table_max", "623a.3(b)")
+        if not 1 <= self.odds_multiple <= 10:
+            refuse("odds_multiple must be 1-10", "623a.6(e)")
+        if self.payout_unit < 1 or self.vig_unit < 1 or self.prop_unit < 1:
+            refuse("units must be positive cents", "623a.5")
+        object.__setattr__(self, "vig_rate", Fraction(self.vig_rate))
+        if not 0 <= self.vig_rate <= Fraction(5, 100):
+            refuse("vig_rate must be between 0 and 5%", "623a.5(g)(3)")
+        for v in (self.buy_vig, self.lay_vig):
+            if v not in ("upfront", "on_win"):
+                refuse(f"vigorish is 'upfront' or 'on_win', got {v!r}", "623a.5(g)(3)")
+        if not set(self.buy_vig_numbers) | set(self.lay_vig_numbers) <= set(POINTS):
+            refuse("vigorish numbers must be box numbers", "623a.5(g)(3)")
+        if self.fire not in (None, "A", "B"):
+            refuse("fire pay table must be 'A', 'B' or None", "623a.5(f)")
+
+    @cached_property
+    def specs(self) -> dict:
+        return craps_specs(buy_lay=self.buy_lay, fire=self.fire, bonus=self.bonus_craps)

@@ -1,0 +1,56 @@
+"""The state of a Craps table between rolls (623a.3, 623a.10, 623a.11, 623a.12)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .craps_options import CrapsOptions
+from .model import Wager
+
+
+@dataclass(frozen=True)
+class CrapsState:
+    """Everything that carries from one roll to the next.
+
+    Attributes:
+        options: the table's house options.
+        wagers: wagers on the layout, in the order they were placed.
+        point: the come out point, or None on a come out roll.
+        shooter: the current shooter's number (1, 2, ...); changes on a loser 7 or when
+            the shooter passes the dice (623a.10).
+        points_made: bitmask of the unique points the shooter has made (623a.11(a)(4)).
+        bonus_marks: bitmask of the totals marked for Bonus Craps since the last 7
+            (623a.12(3)).
+        shooter_rolls: rolls thrown by the current shooter; Fire and Bonus wagers are
+            accepted only before the first (623a.11(a)(1), 623a.12(1)).
+        rolls: rolls settled on this table.
+    """
+
+    options: CrapsOptions = field(default_factory=CrapsOptions)
+    wagers: tuple[Wager, ...] = ()
+    point: int | None = None
+    shooter: int = 1
+    points_made: int = 0
+    bonus_marks: int = 0
+    shooter_rolls: int = field(default=0, compare=False)
+    rolls: int = field(default=0, compare=False)
+
+    @property
+    def come_out(self) -> bool:
+        return self.point is None
+
+    def wager(self, wager_id: str) -> Wager | None:
+        for w in self.wagers:
+            if w.id == wager_id:
+                return w
+        return None
+
+    def with_wagers(self, wagers: tuple[Wager, ...]) -> CrapsState:
+        return replace(self, wagers=wagers)
+
+    def seat_total(self, seat: int, name: str, point: int | None = None) -> int:
+        """Cents a seat has on `name` (for come bets: on the given come point)."""
+        return sum(
+            w.amount for w in self.wagers
+            if w.seat == seat and w.name == name and (point is None or w.point == point)
+        )
