@@ -1,0 +1,184 @@
+"""Craps flows across rolls and every refusal: odds, Fire Bet, vigorish, markers, removal."""
+
+from __future__ import annotations
+
+import pytest
+
+from dicecall.api.games import craps
+from dicecall.api.games.craps_options import CrapsOptions
+from dicecall.api.games.errors import OptionsRefused, RollRefused, WagerRefused
+from dicecall.api.games.model import Wager
+
+from .craps_helpers import POINT, decide
+
+
+def table(*wagers, rolls=(), options=None):
+    state = craps.new_table(options)
+    for w in wagers:
+        state = craps.place(state, w).state
+    for dice in rolls:
+        state = craps.settle(state, dice).state
+    return state
+
+
+@pytest.mark.parametrize(("point", "won"), [(4, 4000), (5, 3000), (6, 2400), (8, 2400),
+                                            (9, 3000), (10, 4000)])
+def test_pass_odds_pay_true_odds_623a_6_a(point, won):
+    line = decide("pass_odds", {}, 2000, [POINT[point]], [POINT[point]], flat="pass")
+    assert (line.result, line.paid) == ("win", won)
+
+
+@pytest.mark.parametrize(("point", "laid", "won"), [(4, 2000, 1000), (5, 1500, 1000),
+                                                    (6, 1200, 1000)])
+def test_dont_pass_odds_623a_6_b(point, laid, won):
+    line = decide("dont_pass_odds", {}, laid, [POINT[point]], [(3, 4)], flat="dont_pass")
+    assert (line.result, line.paid) == ("win", won)
+
+
+def test_odds_limit_is_the_tables_multiple_623a_6_e():
+    state = table(Wager.of("p", "pass", 1000), rolls=[POINT[6]],
+                  options=CrapsOptions(odds_multiple=2))
+    craps.place(state, Wager.of("o", "pass_odds", 2000))
+    with pytest.raises(WagerRefused, match="623a.6"):
+        craps.place(state, Wager.of("o", "pass_odds", 2001))
+    with pytest.raises(WagerRefused, match="no_flat_bet"):
+        craps.place(state, Wager.of("o", "pass_odds", 1000, seat=2))
+
+
+def test_come_odds_are_off_on_the_come_out_and_returned():
+    """The come point's 7 on the come out loses the Come Bet; its odds come back."""
+    state = table(rolls=[POINT[4]])
+    state = craps.place(state, Wager.of("c", "come", 1000)).state
+    state = craps.settle(state, POINT[5]).state  # the come bet travels to 5
+    state = craps.place(state, Wager.of("o", "come_odds", 1000, number=5)).state
+    state = craps.settle(state, (2, 2)).state  # point 4 made: next roll is a come out
+    lines = {line.wager_id: line for line in craps.settle(state, (3, 4)).lines}
+    assert lines["c"].result == "lose"
+    assert (lines["o"].result, lines["o"].returned) == ("returned", 1000)
+
+
+def test_buy_and_lay_vigorish_upfront_and_on_win_623a_5_g_3():
+    state = table(rolls=[POINT[4]])
+    assert craps.place(state, Wager.of("b", "buy", 2000, number=4)).fee == 100
+    assert craps.place(state, Wager.of("l", "lay", 4000, number=4)).fee == 100  # 5% of $20
+    on_win = CrapsOptions(buy_vig="on_win", buy_vig_numbers=(4, 10))
+    line = decide("buy", {"number": 4}, 2000, [POINT[4]], [POINT[4]], options=on_win)
+    assert line.paid == 4000 - 100
+    line = decide("buy", {"number": 6}, 1000, [POINT[4]], [POINT[6]], options=on_win)
+    assert line.paid == 1200  # no vigorish on the numbers not named
+
+
+@pytest.mark.parametrize(("points", "paytable", "result", "won"), [
+    ((4, 5, 6), "A", "lose", 0),
+    ((4, 5, 6, 8), "A", "win", 500 * 24),
+    ((4, 5, 6, 8, 9), "A", "win", 500 * 249),
+    ((4, 5, 6, 8, 9, 10), "A", "win", 500 * 999),
+    ((4, 5, 6, 8), "B", "win", 500 * 39),
+    ((4, 4, 4, 5, 6), "A", "lose", 0),  # 623a.11(b)(2): the same point does not count twice
+])
+def test_fire_bet_settles_on_the_loser_7(points, paytable, result, won):
+    """623a.3(a)(40), 623a.5(f), 623a.11(a)(5),(b)(2),(b)(3)."""
+    rolls = [d for n in points for d in (POINT[n], POINT[n])] + [POINT[5], (3, 4)]
+    line = decide("fire", {}, 500, [], rolls, options=CrapsOptions(fire=paytable))
+    assert (line.result, line.paid) == (result, won)
+
+
+def test_fire_bet_is_not_settled_by_a_come_out_7():
+    assert decide("fire", {}, 500, [], [(3, 4), (5, 6), (3, 4)]) is None
+
+
+def test_pending_fire_bet_settles_on_the_successors_loser_7_623a_11_a_2():
+    state = table(Wager.of("f", "fire", 500),
+                  rolls=[d for n in (4, 5, 6, 8) for d in (POINT[n], POINT[n])])
+    state = craps.change_shooter(state)
+    state = craps.settle(state, POINT[9]).state  # the successor makes no point
+    lines = craps.settle(state, (3, 4)).lines
+    assert [(x.wager_id, x.result, x.paid) for x in lines] == [("f", "win", 500 * 24)]
+
+
+def test_on_marker_makes_a_place_bet_work_on_the_come_out():
+    line = decide("place_to_win", {"number": 6}, 600, [], [(3, 4)], working=True)
+    assert line.result == "lose"
+    line = decide("lay", {"number": 4}, 2000, [], [(3, 4)], working=False)
+    assert line is None
+
+
+REFUSALS = [
+    ("unknown", Wager.of("x", "big_red", 500), [], "unknown_wager"),
+    ("623a.3(a)(5) no place 7", Wager.of("x", "place_to_win", 600, number=7), [], "bad_params"),
+    ("623a.3(a)(14) 1-1 is the Craps Two", Wager.of("x", "hop", 500, dice=[1, 1]), [],
+     "bad_params"),
+    ("623a.3(b)(1) minimum", Wager.of("x", "field", 400), [], "outside_limits"),
+    ("623a.3(b)(2) maximum", Wager.of("x", "field", 500_001), [], "outside_limits"),
+    ("623a.3(a)(19) units of four", Wager.of("x", "horn", 1000), [], "wrong_units"),
+    ("623a.3(a)(21) units of five", Wager.of("x", "whirl", 800), [], "wrong_units"),
+    ("623a.11(b)(1) fire over $5", Wager.of("x", "fire", 600), [], "outside_limits"),
+    ("623a.11(b)(1) fire $1 steps", Wager.of("x", "fire", 250), [], "outside_limits"),
+    ("623a.11(a)(1) fire after first roll", Wager.of("x", "fire", 500), [(5, 6)], "bet_closed"),
+    ("623a.12(1) bonus after first roll", Wager.of("x", "all_tall", 500), [(5, 6)],
+     "bet_closed"),
+    ("623a.4(c)(1) pass after the point", Wager.of("x", "pass", 500), [POINT[6]], "bet_closed"),
+    ("623a.3(a)(3) come on the come out", Wager.of("x", "come", 500), [], "bet_closed"),
+    ("623a.6(a) odds before a point", Wager.of("x", "pass_odds", 500), [], "bet_closed"),
+    ("amount must be cents", Wager.of("x", "field", 0), [], "bad_amount"),
+]
+
+
+@pytest.mark.parametrize(("wager", "rolls", "code"), [r[1:] for r in REFUSALS],
+                         ids=[r[0] for r in REFUSALS])
+def test_refusals_name_the_rule(wager, rolls, code):
+    state = table(rolls=rolls)
+    with pytest.raises(WagerRefused) as err:
+        craps.place(state, wager)
+    assert err.value.code == code
+
+
+REMOVALS = [
+    ("623a.4(c)(1) pass after the point", Wager.of("w", "pass", 1000), [POINT[6]], False),
+    ("623a.4(c) pass on the come out", Wager.of("w", "pass", 1000), [], True),
+    ("623a.4(c)(3) fire", Wager.of("w", "fire", 500), [], False),
+    ("623a.4(c)(4) bonus", Wager.of("w", "all_small", 500), [], False),
+    ("623a.4(d) don't pass any time", Wager.of("w", "dont_pass", 1000), [POINT[6]], True),
+    ("623a.4(c) place bet", Wager.of("w", "place_to_win", 600, number=6), [POINT[4]], True),
+]
+
+
+@pytest.mark.parametrize(("wager", "rolls", "allowed"), [r[1:] for r in REMOVALS],
+                         ids=[r[0] for r in REMOVALS])
+def test_removal_rules(wager, rolls, allowed):
+    state = table(wager, rolls=rolls)
+    if allowed:
+        change = craps.reduce(state, "w", 0)
+        assert change.returned == wager.amount and change.state.wager("w") is None
+    else:
+        with pytest.raises(WagerRefused) as err:
+            craps.reduce(state, "w", 0)
+        assert err.value.code == "not_removable"
+
+
+def test_come_bet_cannot_be_removed_after_it_travels_623a_4_c_2():
+    state = table(rolls=[POINT[4]])
+    state = craps.place(state, Wager.of("c", "come", 1000)).state
+    craps.reduce(state, "c", 0)  # still in the come area: allowed
+    state = craps.settle(state, POINT[8]).state
+    with pytest.raises(WagerRefused, match="623a.4"):
+        craps.reduce(state, "c", 0)
+
+
+def test_reduce_keeps_the_rest_of_the_wager_on_the_table():
+    state = table(Wager.of("w", "place_to_win", 1200, number=6))
+    change = craps.reduce(state, "w", 600)
+    assert change.returned == 600 and change.state.wager("w").amount == 600
+
+
+@pytest.mark.parametrize("faces", [(1,), (1, 2, 3), (0, 3), (7, 1), (2, "3"), (True, 2)])
+def test_bad_rolls_are_refused_623a_9_a(faces):
+    with pytest.raises(RollRefused):
+        craps.settle(table(), faces)
+
+
+@pytest.mark.parametrize("options", [{"odds_multiple": 11}, {"vig_rate": 0.06},
+                                     {"fire": "C"}, {"table_min": 0}, {"buy_vig": "later"}])
+def test_options_outside_the_regulation_are_refused(options):
+    with pytest.raises(OptionsRefused):
+        CrapsOptions(**options)
