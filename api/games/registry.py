@@ -78,7 +78,6 @@ for _name in ("craps", "mini-craps"):
     ))
 
 
-
 def _register_props_and_high_roll() -> None:
     """668a Props & Hops; 675a High Roll Dice with ten dice and the six-dice variation."""
     from . import high_roll, props_hops
