@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 from .craps_rules import (
-    BONUS, BUY, FIRE, HARDWAY, HOP_SECTIONS, LAY, LAY_ODDS, PLACE_TO_LOSE, PLACE_TO_WIN,
-    POINTS, TAKE_ODDS, one_roll_parts, one_roll_table,
+    BONUS,
+    BUY,
+    FIRE,
+    HARDWAY,
+    HOP_SECTIONS,
+    LAY,
+    LAY_ODDS,
+    PLACE_TO_LOSE,
+    PLACE_TO_WIN,
+    POINTS,
+    TAKE_ODDS,
+    one_roll_parts,
+    one_roll_table,
 )
 from .spec import Spec, make, odds_text
 
@@ -31,9 +42,11 @@ def craps_specs(*, buy_lay: bool, fire: str | None, bonus: bool) -> dict[tuple, 
     """The concrete wagers a table with these house options accepts, keyed by (name, params)."""
     specs: list[Spec] = [
         make("pass", "Pass Bet", "1 to 1", f"{S}(1)", "line"),
-        make("dont_pass", "Don't Pass Bet", "1 to 1; 12 on the come out is void", f"{S}(2)", "line"),
+        make("dont_pass", "Don't Pass Bet", "1 to 1; 12 on the come out is void", f"{S}(2)",
+             "line"),
         make("come", "Come Bet", "1 to 1", f"{S}(3)", "line"),
-        make("dont_come", "Don't Come Bet", "1 to 1; 12 on the next roll is void", f"{S}(4)", "line"),
+        make("dont_come", "Don't Come Bet", "1 to 1; 12 on the next roll is void", f"{S}(4)",
+             "line"),
         make("pass_odds", "Pass Bet odds", "true odds 2:1, 3:2, 6:5", "623a.6(a)", "odds",
              TAKE_ODDS),
         make("dont_pass_odds", "Don't Pass Bet odds", "true odds 1:2, 2:3, 5:6", "623a.6(b)",

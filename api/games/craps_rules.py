@@ -102,7 +102,8 @@ def one_roll_parts(name: str, params: dict) -> list[Part] | None:
             return [_p(ONE, odds, pairs=(pair,))]
         case "six_seven_eight":  # 623a.5(a): 3-3 and 4-4 pay 2 to 1, the rest 1 to 1
             easy = [(1, 5), (2, 4), (2, 6), (3, 5)]
-            return [_p(ONE, (1, 1), totals=(7,), pairs=easy), _p(ONE, (2, 1), pairs=[(3, 3), (4, 4)])]
+            hard = [(3, 3), (4, 4)]
+            return [_p(ONE, (1, 1), totals=(7,), pairs=easy), _p(ONE, (2, 1), pairs=hard)]
     return None
 
 

@@ -157,5 +157,6 @@ def check_faces(faces: Iterable[int], expected: int, section: str) -> tuple[int,
 
 def check_amount(amount: Any) -> int:
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
-        raise WagerRefused("bad_amount", f"amount must be a positive integer of cents, got {amount!r}")
+        raise WagerRefused("bad_amount",
+                           f"amount must be a positive integer of cents, got {amount!r}")
     return amount

@@ -39,7 +39,7 @@ def test_odds_limit_is_the_tables_multiple_623a_6_e():
     state = table(Wager.of("p", "pass", 1000), rolls=[POINT[6]],
                   options=CrapsOptions(odds_multiple=2))
     craps.place(state, Wager.of("o", "pass_odds", 2000))
-    with pytest.raises(WagerRefused, match="623a.6"):
+    with pytest.raises(WagerRefused, match=r"623a\.6"):
         craps.place(state, Wager.of("o", "pass_odds", 2001))
     with pytest.raises(WagerRefused, match="no_flat_bet"):
         craps.place(state, Wager.of("o", "pass_odds", 1000, seat=2))
@@ -161,7 +161,7 @@ def test_come_bet_cannot_be_removed_after_it_travels_623a_4_c_2():
     state = craps.place(state, Wager.of("c", "come", 1000)).state
     craps.reduce(state, "c", 0)  # still in the come area: allowed
     state = craps.settle(state, POINT[8]).state
-    with pytest.raises(WagerRefused, match="623a.4"):
+    with pytest.raises(WagerRefused, match=r"623a\.4"):
         craps.reduce(state, "c", 0)
 
 

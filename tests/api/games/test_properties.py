@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,10 +32,8 @@ def _play(rules, steps, check):
     for attempts, dice in steps:
         for (name, params), amount, seat in attempts:
             counter += 1
-            try:
+            with contextlib.suppress(WagerRefused):
                 state = rules.place(state, Wager(f"w{counter}", name, amount, params, seat)).state
-            except WagerRefused:
-                pass
         faces = tuple(dice[: rules.expected_dice(state)])
         result = rules.settle(state, faces)
         check(state, faces, result)

@@ -1,0 +1,66 @@
+"""Decoding model outputs and scoring by centre matching, without a model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dicecall.vision.decode import count_pips, decode_centres
+from dicecall.vision.images import ImageError, check_frame, load_image
+from dicecall.vision.preprocess import crops, letterbox
+from dicecall.vision.scoring import Score, match
+
+
+def test_decode_centres_maps_back_to_frame_pixels():
+    heat = np.zeros((1, 1, 20, 20), np.float32)
+    heat[0, 0, 5, 7] = 0.9
+    heat[0, 0, 5, 8] = 0.6  # a shoulder of the same peak, not a second die
+    wh = np.full((1, 2, 20, 20), 8.0, np.float32)
+    off = np.full((1, 2, 20, 20), 0.5, np.float32)
+    centers, boxes, scores = decode_centres(heat, wh, off, 4, 0.5, 0.3, 10)
+    assert centers.tolist() == [[60.0, 44.0]]
+    assert boxes.tolist() == [[52.0, 36.0, 68.0, 52.0]] and scores.tolist() == [pytest.approx(0.9)]
+
+
+def test_pip_count_is_the_number_of_peaks():
+    maps = np.zeros((3, 1, 16, 16), np.float32)
+    for k, n in enumerate((1, 5, 7)):
+        for j in range(n):
+            maps[k, 0, 2 + 2 * (j % 4), 2 + 4 * (j // 4)] = 0.9
+    assert count_pips(maps, 0.5).tolist() == [1, 5, 0]  # 7 pips is no face
+
+
+def test_match_is_one_to_one_nearest_first():
+    gt = np.array([[0, 0, 10, 10], [8, 0, 18, 10]], np.float32)
+    pred = np.array([[9, 5], [14, 5], [50, 50]], np.float32)
+    assert sorted(match(pred, gt)) == [(0, 0), (1, 1)]
+    s = Score()
+    s.add("a", pred, [1, 2, 3], gt, [1, 5])
+    d = s.as_dict()
+    assert (d["found"], d["face_right"], d["false_per_image"]) == (2, 1, 1.0)
+    assert d["confusion"][4][1] == 1
+
+
+def test_letterbox_and_crops_shapes():
+    frame = np.random.default_rng(1).integers(0, 255, (300, 600, 3), np.uint8)
+    x, s = letterbox(frame, 320)
+    assert x.shape == (1, 3, 320, 320) and s == pytest.approx(320 / 600)
+    assert np.allclose(x[0, :, 200:, :], 127 / 255)  # padding below the frame
+    centers = np.array([[5, 5], [300, 150]], np.float32)
+    c = crops(frame, centers, np.array([40, 2000], np.float32), 64)
+    assert c.shape == (2, 3, 64, 64) and c.min() >= 0 and c.max() <= 1
+
+
+@pytest.mark.parametrize("content", [b"", b"not an image at all", b"\xff\xd8\xff\xe0broken"])
+def test_bad_image_files_give_clear_errors(tmp_path, content):
+    path = tmp_path / "bad.jpg"
+    path.write_bytes(content)
+    with pytest.raises(ImageError, match=r"bad\.jpg"):
+        load_image(path)
+
+
+def test_blank_and_missing_frames_are_refused(tmp_path):
+    with pytest.raises(ImageError, match="blank"):
+        check_frame(np.full((100, 100, 3), 40, np.uint8))
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(tmp_path / "nope.png")

@@ -1,0 +1,91 @@
+"""`dicecall predict` and `dicecall evaluate`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+THREADS = typer.Option(help="onnxruntime intra-op threads", min=1, max=16)
+
+
+def predict(
+    images: Annotated[list[Path], typer.Argument(help="Image files to read")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per image")] = False,
+    threads: Annotated[int, THREADS] = 2,
+) -> None:
+    """Find every die and read its top face (contract: DESIGN.md, Judging the reader)."""
+    from .config import ReaderConfig
+    from .images import ImageError, load_image
+    from .reader import DiceReader
+
+    reader = DiceReader(ReaderConfig(threads=threads))
+    failed = 0
+    for path in images:
+        try:
+            frame = load_image(path)
+        except ImageError as exc:
+            failed += 1
+            _emit(as_json, {"image": str(path), "error": str(exc)}, f"{path}: error: {exc}")
+            continue
+        t0 = time.perf_counter()
+        dice = reader.read(frame)
+        ms = (time.perf_counter() - t0) * 1000
+        h, w = frame.shape[:2]
+        record = {"image": str(path), "width": w, "height": h, "ms": round(ms, 2),
+                  "dice": dice.to_json()}
+        faces = " ".join(str(d["face"]) + ("?" if d["tilted"] or d["stacked"] else "")
+                         for d in record["dice"])
+        _emit(as_json, record, f"{path}: {len(dice)} dice [{faces}] in {ms:.1f} ms")
+    if failed == len(images):
+        raise typer.Exit(1)
+
+
+def _emit(as_json: bool, record: dict, text: str) -> None:
+    typer.echo(json.dumps(record) if as_json else text)
+
+
+def evaluate(
+    folder: Annotated[Path, typer.Argument(help="YOLO folder, crops folder (1/..6/) or "
+                                                 "synthetic JSON folder")],
+    confusion: Annotated[Path | None, typer.Option(help="Write the confusion matrix PNG")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    threads: Annotated[int, THREADS] = 2,
+) -> None:
+    """Score the reader: dice found, face right, false detections per image, confusion."""
+    from .config import ReaderConfig
+    from .evaluate import evaluate_folder
+    from .reader import DiceReader
+    from .scoring import confusion_png
+
+    if not folder.is_dir():
+        raise typer.BadParameter(f"{folder} is not a folder")
+    reader = DiceReader(ReaderConfig(threads=threads))
+    try:
+        result = evaluate_folder(reader, folder)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if confusion:
+        confusion_png(result.score.confusion, str(confusion), folder.name)
+    report = {"folder": str(folder), **result.as_dict()}
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    for key, value in report.items():
+        if key != "confusion":
+            typer.echo(f"{key:>22}: {value:.4f}" if isinstance(value, float)
+                       else f"{key:>22}: {value}")
+    typer.echo("confusion (rows truth 1-6, columns read 1-6):")
+    for row in report["confusion"]:
+        typer.echo("   " + " ".join(f"{v:5d}" for v in row))
+    sys.stdout.flush()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("predict")(predict)
+    app.command("evaluate")(evaluate)

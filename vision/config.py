@@ -1,0 +1,32 @@
+"""Strict settings of the dice reader (pydantic, extra fields refused)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+
+class ReaderConfig(BaseModel):
+    """How frames become `Dice`; defaults match the committed models' cards."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    detector: Path = Field(MODELS_DIR / "detector.onnx", description="detector ONNX file")
+    reader: Path = Field(MODELS_DIR / "reader.onnx", description="crop reader ONNX file")
+    det_size: int = Field(320, ge=64, le=1280, multiple_of=32,
+                          description="detector input side in pixels (model card)")
+    crop_size: int = Field(64, ge=16, le=256, description="reader crop side in pixels")
+    crop_scale: float = Field(1.5, gt=1.0, le=3.0,
+                              description="crop side as a multiple of the die's box side")
+    det_threshold: float = Field(0.35, gt=0.0, lt=1.0,
+                                 description="minimum detector score to keep a die")
+    max_dice: int = Field(100, ge=1, le=500, description="most dice kept per frame")
+    pip_threshold: float = Field(0.5, gt=0.0, lt=1.0,
+                                 description="pip heatmap peak needed to count a pip")
+    temperature: float = Field(1.0, gt=0.0, le=10.0,
+                               description="face logit temperature from calibration")
+    threads: int = Field(2, ge=1, le=16, description="onnxruntime intra-op threads")
+    warmup: int = Field(2, ge=0, le=20, description="warm-up runs when the session opens")

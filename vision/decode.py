@@ -1,0 +1,73 @@
+"""Model outputs -> dice: peak finding on the centre heatmap and pip counting."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _peaks(heat: np.ndarray, threshold: float) -> np.ndarray:
+    """Local maxima over 3x3 neighbourhoods at or above `threshold`.
+
+    Args:
+        heat: (H, W) float32 heatmap.
+
+    Returns:
+        (K, 2) int64 (row, col) of each peak, strongest first.
+    """
+    padded = np.pad(heat, 1, constant_values=-np.inf)
+    h, w = heat.shape
+    neigh = np.max(np.stack([padded[dy:dy + h, dx:dx + w]
+                             for dy in range(3) for dx in range(3)]), axis=0)
+    rows, cols = np.nonzero((heat >= neigh) & (heat >= threshold))
+    order = np.argsort(-heat[rows, cols], kind="stable")
+    return np.stack([rows[order], cols[order]], axis=1)
+
+
+def decode_centres(heatmap: np.ndarray, wh: np.ndarray, offset: np.ndarray, stride: int,
+                   scale: float, threshold: float, max_dice: int):
+    """Decodes CenterNet outputs into frame coordinates.
+
+    Args:
+        heatmap: (1, 1, h, w) sigmoid centre probabilities.
+        wh: (1, 2, h, w) box width and height in detector-input pixels.
+        offset: (1, 2, h, w) sub-cell offsets (x, y) in cells.
+        stride: detector-input pixels per heatmap cell.
+        scale: detector input = frame * scale (from `letterbox`).
+
+    Returns:
+        centers (K, 2), boxes (K, 4) in frame pixels, scores (K,), all float32.
+    """
+    heat = heatmap[0, 0]
+    peaks = _peaks(heat, threshold)[:max_dice]
+    r, c = peaks[:, 0], peaks[:, 1]
+    cx = (c + offset[0, 0, r, c]) * stride / scale
+    cy = (r + offset[0, 1, r, c]) * stride / scale
+    bw = np.maximum(wh[0, 0, r, c], 1.0) / scale
+    bh = np.maximum(wh[0, 1, r, c], 1.0) / scale
+    centers = np.stack([cx, cy], axis=1).astype(np.float32)
+    boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1).astype(np.float32)
+    return centers.reshape(-1, 2), boxes.reshape(-1, 4), heat[r, c].astype(np.float32)
+
+
+def count_pips(pip_heatmap: np.ndarray, threshold: float) -> np.ndarray:
+    """The independent reading: pips counted on each crop's heatmap.
+
+    Args:
+        pip_heatmap: (N, 1, h, w) sigmoid pip-centre probabilities.
+
+    Returns:
+        (N,) int8: the count when it is a face 1-6, else 0 (not a valid reading).
+    """
+    counts = np.array([len(_peaks(m[0], threshold)) for m in pip_heatmap], np.int64)
+    return np.where((counts >= 1) & (counts <= 6), counts, 0).astype(np.int8)
+
+
+def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    z = logits / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return (1 / (1 + np.exp(-x))).astype(np.float32)

@@ -1,0 +1,43 @@
+"""Reading frames from files with clear errors for bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+class ImageError(ValueError):
+    """An image that cannot be read: missing, empty, corrupt, or blank."""
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Reads an image file as a BGR uint8 array of shape (H, W, 3).
+
+    Raises:
+        ImageError: the file is missing, empty, not a decodable image, or a single colour.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ImageError(f"{path}: no such file")
+    data = np.fromfile(path, dtype=np.uint8)
+    if data.size == 0:
+        raise ImageError(f"{path}: empty file")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None:
+        raise ImageError(f"{path}: not a decodable image (corrupt or unsupported format)")
+    check_frame(image, str(path))
+    return image
+
+
+def check_frame(image: np.ndarray, name: str = "frame") -> None:
+    """Refuses frames no camera would give: wrong shape or type, tiny, or one flat colour."""
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
+        raise ImageError(f"{name}: expected a uint8 array")
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ImageError(f"{name}: expected shape (H, W, 3), got {image.shape}")
+    if min(image.shape[:2]) < 16:
+        raise ImageError(f"{name}: {image.shape[1]}x{image.shape[0]} is too small to read dice")
+    if int(image.max()) - int(image.min()) < 8:
+        raise ImageError(f"{name}: blank frame (a single colour): lens covered or camera dark?")

@@ -1,0 +1,64 @@
+"""Labelled image folders the evaluator reads: YOLO layout and face-per-folder crops."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """One labelled image: boxes (M, 4) in pixels, faces (M,) 1-6."""
+
+    image: Path
+    boxes: np.ndarray | None  # None: the whole image is one die (a crop set)
+    faces: np.ndarray
+    extra: dict | None = None
+
+
+def layout(folder: Path) -> str:
+    """"yolo" (images/ + labels/), "crops" (folders 1-6) or "json" (our synthetic schema)."""
+    if (folder / "images").is_dir() and (folder / "labels").is_dir():
+        return "yolo"
+    if all((folder / str(k)).is_dir() for k in range(1, 7)):
+        return "crops"
+    if any(folder.glob("*.json")):
+        return "json"
+    raise ValueError(f"{folder}: not a YOLO folder (images/, labels/), a crops folder (1/ .. "
+                     "6/) or a synthetic JSON folder")
+
+
+def read_yolo(folder: Path, sizes: dict[Path, tuple[int, int]] | None = None
+              ) -> Iterator[Labelled]:
+    """Yields images with their boxes; the size is read from the image when not given."""
+    import cv2
+
+    for image in sorted(p for p in (folder / "images").iterdir() if p.suffix.lower() in IMAGE_EXT):
+        label = folder / "labels" / (image.stem + ".txt")
+        rows = []
+        if label.is_file():
+            for line in label.read_text().split("\n"):
+                parts = line.split()
+                if len(parts) == 5:
+                    rows.append([float(v) for v in parts])
+        arr = np.array(rows, np.float32).reshape(-1, 5)
+        if sizes and image in sizes:
+            w, h = sizes[image]
+        else:
+            shape = cv2.imread(str(image), cv2.IMREAD_UNCHANGED).shape
+            h, w = shape[:2]
+        cx, cy, bw, bh = arr[:, 1] * w, arr[:, 2] * h, arr[:, 3] * w, arr[:, 4] * h
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+        yield Labelled(image, boxes, arr[:, 0].astype(np.int64) + 1)
+
+
+def read_crops(folder: Path) -> Iterator[Labelled]:
+    for face in range(1, 7):
+        for image in sorted((folder / str(face)).iterdir()):
+            if image.suffix.lower() in IMAGE_EXT:
+                yield Labelled(image, None, np.array([face]))

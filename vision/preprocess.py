@@ -1,0 +1,64 @@
+"""Frame -> model inputs: the letterboxed detector input and full-resolution die crops."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def letterbox(frame: np.ndarray, size: int) -> tuple[np.ndarray, float]:
+    """Scales a BGR frame to fit `size` and pastes it at the top-left of a grey square.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        size: side of the detector input in pixels.
+
+    Returns:
+        ((1, 3, size, size) float32 RGB in [0, 1], scale s with input = frame * s).
+    """
+    h, w = frame.shape[:2]
+    s = size / max(h, w)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    small = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
+    canvas = np.full((size, size, 3), 127, np.uint8)
+    canvas[:nh, :nw] = small
+    x = cv2.cvtColor(canvas, cv2.COLOR_BGR2RGB).astype(np.float32) * (1 / 255)
+    return np.ascontiguousarray(x.transpose(2, 0, 1)[None]), s
+
+
+def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int) -> np.ndarray:
+    """Cuts square crops around each die from the full-resolution frame.
+
+    Args:
+        frame: (H, W, 3) uint8 BGR.
+        centers: (N, 2) float32 crop centres (x, y) in frame pixels.
+        sides: (N,) float32 crop sides in frame pixels.
+        size: output side in pixels.
+
+    Returns:
+        (N, 3, size, size) float32 RGB in [0, 1]; outside the frame the border is repeated.
+    """
+    out = np.empty((len(centers), 3, size, size), np.float32)
+    for k, ((cx, cy), side) in enumerate(zip(centers, sides, strict=True)):
+        scale = size / max(float(side), 1.0)
+        # An affine warp samples the crop in one step, border included, at any scale.
+        m = np.array([[scale, 0, size / 2 - cx * scale], [0, scale, size / 2 - cy * scale]],
+                     np.float32)
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        patch = cv2.warpAffine(frame, m, (size, size), flags=interp,
+                               borderMode=cv2.BORDER_REPLICATE)
+        if scale < 0.5:  # warpAffine's INTER_AREA does not average over large footprints
+            x0, y0 = int(cx - side / 2), int(cy - side / 2)
+            patch = _area_crop(frame, x0, y0, int(side), size)
+        out[k] = cv2.cvtColor(patch, cv2.COLOR_BGR2RGB).transpose(2, 0, 1) * (1 / 255)
+    return out
+
+
+def _area_crop(frame: np.ndarray, x0: int, y0: int, side: int, size: int) -> np.ndarray:
+    """Averaging resize of a square that may stick out of the frame (edges repeated)."""
+    h, w = frame.shape[:2]
+    ax0, ay0 = min(max(x0, 0), w - 1), min(max(y0, 0), h - 1)
+    ax1, ay1 = max(min(x0 + side, w), ax0 + 1), max(min(y0 + side, h), ay0 + 1)
+    patch = cv2.copyMakeBorder(frame[ay0:ay1, ax0:ax1], ay0 - y0, y0 + side - ay1,
+                               ax0 - x0, x0 + side - ax1, cv2.BORDER_REPLICATE)
+    return cv2.resize(patch, (size, size), interpolation=cv2.INTER_AREA)

@@ -1,0 +1,88 @@
+"""The dice reader: frame -> `Dice` with two ONNX models (detector, crop reader).
+
+Sessions are created once, with the configured thread count, and warmed up, so the first
+real frame is not slower than the rest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .config import ReaderConfig
+from .decode import count_pips, decode_centres, sigmoid, softmax
+from .dice import Dice
+from .images import check_frame
+from .preprocess import crops, letterbox
+
+STRIDE = 4
+
+
+def open_session(path: Path, threads: int):
+    """An onnxruntime CPU session with a fixed number of intra-op threads."""
+    import onnxruntime as ort
+
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"model file {path} not found (see models/README.md)")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+class DiceReader:
+    """Reads every die in a BGR frame."""
+
+    def __init__(self, config: ReaderConfig | None = None) -> None:
+        self.config = config or ReaderConfig()
+        self.detector = open_session(self.config.detector, self.config.threads)
+        self.reader = open_session(self.config.reader, self.config.threads)
+        for _ in range(self.config.warmup):
+            self.read(np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8))
+
+    def detect(self, frame: np.ndarray):
+        """Stage 1 on the letterboxed frame: centres, boxes and scores in frame pixels."""
+        cfg = self.config
+        x, scale = letterbox(frame, cfg.det_size)
+        heat, wh, off = self.detector.run(["heatmap", "wh", "offset"], {"image": x})
+        return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice)
+
+    def read(self, frame: np.ndarray) -> Dice:
+        """Finds and reads every die.
+
+        Args:
+            frame: (H, W, 3) uint8 BGR, any size.
+
+        Returns:
+            `Dice` in pixels of `frame`.
+        """
+        check_frame(frame)
+        centers, boxes, scores = self.detect(frame)
+        if len(centers) == 0:
+            return Dice.empty()
+        sides = self.config.crop_scale * np.maximum(boxes[:, 2] - boxes[:, 0],
+                                                    boxes[:, 3] - boxes[:, 1])
+        return self._read_crops(frame, centers, boxes, sides, scores)
+
+    def read_crop(self, crop: np.ndarray) -> Dice:
+        """Stage 2 only, for an image that is already one die seen from above."""
+        check_frame(crop)
+        h, w = crop.shape[:2]
+        side = max(h, w) / self.config.crop_scale
+        c = np.array([[w / 2, h / 2]], np.float32)
+        box = np.array([[w / 2 - side / 2, h / 2 - side / 2, w / 2 + side / 2,
+                         h / 2 + side / 2]], np.float32)
+        return self._read_crops(crop, c, box, np.array([max(h, w)], np.float32),
+                                np.ones(1, np.float32))
+
+    def _read_crops(self, frame, centers, boxes, sides, scores) -> Dice:
+        cfg = self.config
+        batch = crops(frame, centers, sides, cfg.crop_size)
+        logits, pips, tilt, stacked = self.reader.run(
+            ["face_logits", "pip_heatmap", "tilt_logit", "stacked_logit"], {"crops": batch})
+        probs = softmax(logits, cfg.temperature)
+        return Dice(centers=centers, boxes=boxes, face=probs.argmax(1) + 1, face_probs=probs,
+                    pip_face=count_pips(pips, cfg.pip_threshold), tilt=sigmoid(tilt[:, 0]),
+                    stacked=sigmoid(stacked[:, 0]), det_score=scores)
