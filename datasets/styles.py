@@ -1,0 +1,212 @@
+"""Die styles: size, edge rounding, material and colours.
+
+Casino dice are 19 mm (3/4 inch) cubes of translucent cellulose acetate (about 1.3 g/cm3)
+with razor-sharp or barely rounded edges and flush white pips. The other styles are the
+common opaque 16 mm and 12 mm dice with rounded corners and drilled pips, so the reader
+also sees dice it will meet in the held-out real set (DESIGN.md, Targets).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+BGR = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class DieStyle:
+    """One kind of die.
+
+    Attributes:
+        name: stable identifier written into the labels.
+        size_mm: edge length in millimetres, 8-30.
+        rounding: edge radius as a fraction of the edge, 0 (sharp) to 0.25.
+        body_bgr: body colour, BGR 0-255.
+        pip_bgr: pip colour, BGR 0-255.
+        translucency: 0 opaque to 1 clear; light passing through brightens thin parts.
+        pip_radius: pip radius as a fraction of the edge, 0.04-0.12.
+        pip_spread: outer pip offset as a fraction of the half edge, 0.3-0.75.
+        density_g_cm3: material density for the physics.
+        friction: Coulomb friction coefficient against felt.
+        restitution: bounciness, 0-1.
+        gloss: specular strength 0-1 (polished acetate is glossy).
+        casino: True for casino-grade dice.
+    """
+
+    name: str
+    size_mm: float
+    rounding: float
+    body_bgr: BGR
+    pip_bgr: BGR
+    translucency: float = 0.0
+    pip_radius: float = 0.085
+    pip_spread: float = 0.55
+    density_g_cm3: float = 1.3
+    friction: float = 0.5
+    restitution: float = 0.4
+    gloss: float = 0.5
+    casino: bool = False
+
+    def __post_init__(self) -> None:
+        checks = [
+            ("size_mm", 8.0 <= self.size_mm <= 30.0),
+            ("rounding", 0.0 <= self.rounding <= 0.25),
+            ("translucency", 0.0 <= self.translucency <= 1.0),
+            ("pip_radius", 0.04 <= self.pip_radius <= 0.12),
+            ("pip_spread", 0.3 <= self.pip_spread <= 0.75),
+            ("density_g_cm3", 0.5 <= self.density_g_cm3 <= 3.0),
+            ("restitution", 0.0 <= self.restitution <= 1.0),
+            ("gloss", 0.0 <= self.gloss <= 1.0),
+        ]
+        for field, ok in checks:
+            if not ok:
+                raise ValueError(
+                    f"DieStyle {self.name!r}: {field}={getattr(self, field)} out of bounds"
+                )
+
+    @property
+    def mass_g(self) -> float:
+        """Mass in grams from the density and the cube volume."""
+        return self.density_g_cm3 * (self.size_mm / 10.0) ** 3
+
+
+def _casino(name: str, body: BGR, rounding: float = 0.0) -> DieStyle:
+    return DieStyle(
+        name,
+        19.0,
+        rounding,
+        body,
+        (245, 245, 245),
+        translucency=0.7,
+        pip_radius=0.075,
+        pip_spread=0.56,
+        friction=0.5,
+        restitution=0.45,
+        gloss=0.8,
+        casino=True,
+    )
+
+
+STYLES: dict[str, DieStyle] = {
+    s.name: s
+    for s in (
+        _casino("casino-red-19", (30, 20, 200)),
+        _casino("casino-red-19-rounded", (35, 25, 190), rounding=0.03),
+        _casino("casino-green-19", (70, 140, 20)),
+        _casino("casino-blue-19", (180, 70, 20)),
+        _casino("casino-purple-19", (130, 30, 110)),
+        DieStyle(
+            "white-16",
+            16.0,
+            0.14,
+            (232, 236, 238),
+            (25, 25, 25),
+            pip_radius=0.095,
+            density_g_cm3=1.2,
+            gloss=0.3,
+        ),
+        DieStyle(
+            "ivory-16-red-one",
+            16.0,
+            0.12,
+            (200, 228, 240),
+            (30, 30, 40),
+            pip_radius=0.1,
+            density_g_cm3=1.2,
+            gloss=0.35,
+        ),
+        DieStyle(
+            "black-16",
+            16.0,
+            0.14,
+            (30, 28, 28),
+            (240, 240, 240),
+            pip_radius=0.095,
+            density_g_cm3=1.2,
+            gloss=0.45,
+        ),
+        DieStyle(
+            "yellow-16",
+            16.0,
+            0.15,
+            (40, 200, 235),
+            (30, 30, 30),
+            pip_radius=0.1,
+            density_g_cm3=1.2,
+            gloss=0.3,
+        ),
+        DieStyle(
+            "blue-16",
+            16.0,
+            0.15,
+            (160, 80, 30),
+            (245, 245, 245),
+            pip_radius=0.1,
+            density_g_cm3=1.2,
+            gloss=0.3,
+        ),
+        DieStyle(
+            "green-16-translucent",
+            16.0,
+            0.1,
+            (60, 150, 30),
+            (240, 240, 240),
+            translucency=0.5,
+            pip_radius=0.09,
+            density_g_cm3=1.2,
+            gloss=0.6,
+        ),
+        DieStyle(
+            "white-12",
+            12.0,
+            0.18,
+            (225, 230, 232),
+            (20, 20, 20),
+            pip_radius=0.1,
+            pip_spread=0.5,
+            density_g_cm3=1.2,
+            gloss=0.25,
+        ),
+        DieStyle(
+            "red-opaque-16",
+            16.0,
+            0.13,
+            (40, 40, 190),
+            (245, 245, 245),
+            pip_radius=0.095,
+            density_g_cm3=1.2,
+            gloss=0.4,
+        ),
+    )
+}
+
+CASINO_STYLES = [s for s in STYLES.values() if s.casino]
+OTHER_STYLES = [s for s in STYLES.values() if not s.casino]
+
+
+def sample_styles(
+    rng: np.random.Generator, count: int, casino_share: float = 0.65
+) -> list[DieStyle]:
+    """Picks the dice for one scene: usually one matched set, sometimes mixed styles.
+
+    Args:
+        rng: random generator of the scene.
+        count: number of dice, >= 1.
+        casino_share: probability that the set is casino dice, 0-1.
+
+    Returns:
+        `count` styles; casino red dominates because it is what the tables use.
+    """
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count}")
+    if rng.random() < casino_share:
+        red = STYLES["casino-red-19"] if rng.random() < 0.7 else STYLES["casino-red-19-rounded"]
+        base = red if rng.random() < 0.7 else CASINO_STYLES[rng.integers(len(CASINO_STYLES))]
+    else:
+        base = OTHER_STYLES[rng.integers(len(OTHER_STYLES))]
+    if rng.random() < 0.15:
+        pool = list(STYLES.values())
+        return [pool[i] for i in rng.integers(len(pool), size=count)]
+    return [base] * count
