@@ -40,7 +40,8 @@ def support(state: DieState, size_mm: float) -> tuple[int | None, int | None, bo
         touches no floor, table or rail (623a.8(b), 623a.8(c)(3)).
     """
     below = state.position_mm[2] - 0.2 * size_mm
-    ground = any(c.kind in GROUND for c in state.contacts)
+    # Only contacts under the die hold it up; a rail or box wall touched at the side does not.
+    ground = any(c.kind in GROUND and c.point_mm[2] < below for c in state.contacts)
     dice = [c.index for c in state.contacts if c.kind == "die" and c.point_mm[2] < below]
     chips = [c.index for c in state.contacts if c.kind == "chips" and c.point_mm[2] < below]
     on_die = max(set(dice), key=dice.count) if dice and not ground else None

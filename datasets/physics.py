@@ -209,6 +209,9 @@ class Sim:
                     kind, idx = "die", index_of[other]
                 else:
                     kind, idx = self.statics.get(other, ("floor", -1))
+                    if kind == "table" and point[2] < -0.05:
+                        # The throw box's walls are the sides of the table slabs around it.
+                        kind = "wall"
                 contacts.append(Contact(kind, idx, np.array(point) / CM))
             out.append(DieState(pos, quat, contacts))
         return out

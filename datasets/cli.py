@@ -1,0 +1,144 @@
+"""`dicecall datasets ...`: generate, stats, contact-sheet, export, import.
+
+pybullet and OpenCV are imported inside the commands so `dicecall --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+group = typer.Typer(
+    name="datasets", help="Synthetic dice scenes and dataset formats.", no_args_is_help=True
+)
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=2)
+
+
+def _records(src: Path, fmt: str):
+    from dicecall.datasets.formats import load_coco, load_yolo
+    from dicecall.datasets.schema import load_folder
+
+    return {"json": load_folder, "yolo": load_yolo, "coco": load_coco}[fmt](src)
+
+
+@group.command()
+def generate(
+    scene: Annotated[str, typer.Option(help="shaker, throwbox or craps")],
+    count: Annotated[int, typer.Option(help="number of images")],
+    out: Annotated[Path, typer.Option(help="output folder")],
+    seed: Annotated[
+        int, typer.Option(help="master seed; scene i uses a seed derived from (seed, i)")
+    ] = 0,
+    width: Annotated[int, typer.Option(help="image width, pixels")] = 640,
+    height: Annotated[int, typer.Option(help="image height, pixels")] = 480,
+    workers: Annotated[int, typer.Option(help="processes; 0 = all cores")] = 0,
+) -> None:
+    """Throws dice with pybullet, renders them and writes NAME.jpg + NAME.json pairs."""
+    from pydantic import ValidationError
+
+    from dicecall.datasets.generate import GenerateConfig
+    from dicecall.datasets.generate import generate as run
+
+    try:
+        cfg = GenerateConfig(
+            scene=scene,
+            count=count,
+            seed=seed,
+            out=out,
+            width=width,
+            height=height,
+            workers=workers,
+        )
+    except ValidationError as exc:
+        raise _fail(exc) from exc
+    names = run(cfg)
+    typer.echo(f"wrote {len(names)} images to {out}")
+
+
+@group.command()
+def stats(
+    src: Annotated[Path, typer.Argument(help="dataset folder")],
+    fmt: Annotated[str, typer.Option("--format", help="json (ours), yolo or coco")] = "json",
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
+) -> None:
+    """Counts dice per face, tilt band, stacked, zone and style."""
+    from dicecall.datasets.schema import DatasetError
+    from dicecall.datasets.stats import compute, format_table
+
+    try:
+        result = compute([rec for _, rec in _records(src, fmt)])
+    except (DatasetError, KeyError) as exc:
+        raise _fail(exc) from exc
+    typer.echo(json.dumps(result, indent=1) if as_json else format_table(result))
+
+
+@group.command("contact-sheet")
+def contact_sheet(
+    src: Annotated[Path, typer.Argument(help="dataset folder")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="output PNG or JPEG")],
+    fmt: Annotated[str, typer.Option("--format", help="json (ours), yolo or coco")] = "json",
+    count: Annotated[int, typer.Option(help="number of images")] = 9,
+    cols: Annotated[int, typer.Option(help="tiles per row")] = 3,
+    tile_width: Annotated[int, typer.Option(help="tile width, pixels")] = 320,
+) -> None:
+    """Draws a grid of images with their labels for a person to check."""
+    from dicecall.datasets.schema import DatasetError
+    from dicecall.datasets.sheet import contact_sheet as draw
+
+    try:
+        path = draw(_records(src, fmt), out, cols=cols, tile_width=tile_width, limit=count)
+    except (DatasetError, ValueError) as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"wrote {path}")
+
+
+@group.command()
+def export(
+    src: Annotated[Path, typer.Argument(help="our dataset folder")],
+    dst: Annotated[Path, typer.Argument(help="output folder")],
+    fmt: Annotated[str, typer.Option("--format", help="yolo or coco")],
+    min_visible: Annotated[
+        float, typer.Option(help="skip dice less visible than this fraction")
+    ] = 0.3,
+) -> None:
+    """Exports our JSON dataset to YOLO (images/ + labels/) or COCO (annotations.json)."""
+    from dicecall.datasets.formats import export_coco, export_yolo
+    from dicecall.datasets.schema import DatasetError
+
+    fns = {"yolo": export_yolo, "coco": export_coco}
+    try:
+        if fmt not in fns:
+            raise DatasetError(f"--format must be yolo or coco, got {fmt!r}")
+        n = fns[fmt](src, dst, min_visible)
+    except DatasetError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"exported {n} images to {dst} ({fmt})")
+
+
+@group.command("import")
+def import_(
+    src: Annotated[Path, typer.Argument(help="YOLO or COCO folder")],
+    dst: Annotated[Path, typer.Argument(help="output folder in our JSON schema")],
+    fmt: Annotated[str, typer.Option("--format", help="yolo or coco")],
+) -> None:
+    """Imports a YOLO or COCO folder (e.g. the real-dev photos) into our JSON schema."""
+    from dicecall.datasets.formats import import_folder
+    from dicecall.datasets.schema import DatasetError
+
+    try:
+        n = import_folder(fmt, src, dst)
+    except DatasetError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"imported {n} images into {dst}")
+
+
+def register(app: typer.Typer) -> None:
+    """Adds the `datasets` group to the main `dicecall` app."""
+    app.add_typer(group, name="datasets")

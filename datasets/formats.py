@@ -1,0 +1,188 @@
+"""Exporters to and importers from YOLO and COCO folders.
+
+YOLO, exactly like `data/real-dev/epanemu/valid`: `images/NAME.jpg` and `labels/NAME.txt`
+with one `class cx cy w h` line per die, normalised to the image size, class k = face k + 1.
+COCO: `annotations.json` (categories 1..6 named face_1..face_6, bbox [x, y, w, h] pixels)
+beside an `images/` folder. Importers give the same in-memory `SceneRecord`s as our JSON,
+with only the 2D fields filled in, so the real photos can be read like synthetic scenes.
+Exports keep dice whose visible fraction is at least `min_visible`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from dicecall.datasets.schema import DatasetError, DieLabel, SceneRecord, load_folder, save_record
+
+IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp")
+
+
+def image_size(path: Path) -> tuple[int, int]:
+    """(width, height) of an image file, read with OpenCV."""
+    import cv2
+
+    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise DatasetError(f"{path}: not a readable image")
+    return int(img.shape[1]), int(img.shape[0])
+
+
+def _copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+
+
+def export_yolo(src: str | Path, dst: str | Path, min_visible: float = 0.3) -> int:
+    """Writes our dataset `src` as a YOLO folder `dst`; returns the number of images."""
+    dst = Path(dst)
+    (dst / "labels").mkdir(parents=True, exist_ok=True)
+    pairs = load_folder(src)
+    for path, rec in pairs:
+        _copy(path.parent / rec.image, dst / "images" / rec.image)
+        lines = []
+        for d in rec.dice:
+            x0, y0, x1, y1 = d.box
+            if d.visible < min_visible or x1 <= x0 or y1 <= y0:
+                continue
+            cx, cy = (x0 + x1) / 2 / rec.width, (y0 + y1) / 2 / rec.height
+            w, h = (x1 - x0) / rec.width, (y1 - y0) / rec.height
+            lines.append(f"{d.face - 1} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
+        (dst / "labels" / (Path(rec.image).stem + ".txt")).write_text("\n".join(lines))
+    return len(pairs)
+
+
+def _parse_yolo_line(line: str, where: str, w: int, h: int) -> DieLabel:
+    parts = line.split()
+    if len(parts) != 5:
+        raise DatasetError(f"{where}: expected 'class cx cy w h', got {line!r}")
+    try:
+        k, cx, cy, bw, bh = int(parts[0]), *map(float, parts[1:])
+    except ValueError as exc:
+        raise DatasetError(f"{where}: {exc}") from exc
+    if not 0 <= k <= 5:
+        raise DatasetError(f"{where}: class {k} is not a face (0-5)")
+    box = [(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
+    return DieLabel(face=k + 1, box=[round(v, 3) for v in box], style=f"class_{k}")
+
+
+def load_yolo(folder: str | Path) -> list[tuple[Path, SceneRecord]]:
+    """Reads a YOLO folder (images/ + labels/) into records.
+
+    Returns:
+        (image path, record) pairs sorted by name; an image without a label file has no dice.
+
+    Raises:
+        DatasetError: missing folders or malformed label lines.
+    """
+    root = Path(folder)
+    images = root / "images"
+    if not images.is_dir() or not (root / "labels").is_dir():
+        raise DatasetError(f"{root}: a YOLO folder needs images/ and labels/ subfolders")
+    out = []
+    for img in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_EXTS):
+        w, h = image_size(img)
+        label = root / "labels" / (img.stem + ".txt")
+        lines = label.read_text().splitlines() if label.is_file() else []
+        dice = [
+            _parse_yolo_line(ln, f"{label}:{n + 1}", w, h)
+            for n, ln in enumerate(lines)
+            if ln.strip()
+        ]
+        out.append((img, SceneRecord(image=img.name, width=w, height=h, dice=dice, source="yolo")))
+    return out
+
+
+def export_coco(src: str | Path, dst: str | Path, min_visible: float = 0.3) -> int:
+    """Writes our dataset `src` as COCO (`annotations.json` + `images/`); returns image count."""
+    dst = Path(dst)
+    pairs = load_folder(src)
+    images, anns = [], []
+    for img_id, (path, rec) in enumerate(pairs, start=1):
+        _copy(path.parent / rec.image, dst / "images" / rec.image)
+        images.append(
+            {"id": img_id, "file_name": rec.image, "width": rec.width, "height": rec.height}
+        )
+        for d in rec.dice:
+            x0, y0, x1, y1 = d.box
+            if d.visible < min_visible or x1 <= x0 or y1 <= y0:
+                continue
+            anns.append(
+                {
+                    "id": len(anns) + 1,
+                    "image_id": img_id,
+                    "category_id": d.face,
+                    "bbox": [x0, y0, x1 - x0, y1 - y0],
+                    "area": (x1 - x0) * (y1 - y0),
+                    "iscrowd": 0,
+                }
+            )
+    cats = [{"id": k, "name": f"face_{k}", "supercategory": "die"} for k in range(1, 7)]
+    doc = {"images": images, "annotations": anns, "categories": cats}
+    (dst / "annotations.json").write_text(json.dumps(doc))
+    return len(pairs)
+
+
+def _coco_doc(root: Path) -> tuple[Path, dict]:
+    cands = [root / "annotations.json", root / "_annotations.coco.json"]
+    path = next((p for p in cands if p.is_file()), None)
+    if path is None:
+        raise DatasetError(f"{root}: no annotations.json (or _annotations.coco.json)")
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict) or not {"images", "annotations", "categories"} <= set(doc):
+        raise DatasetError(f"{path}: needs 'images', 'annotations' and 'categories'")
+    return path, doc
+
+
+def load_coco(folder: str | Path) -> list[tuple[Path, SceneRecord]]:
+    """Reads a COCO folder into records; categories map to faces by a digit in their name.
+
+    Raises:
+        DatasetError: missing or malformed annotations, or a category without a face value.
+    """
+    root = Path(folder)
+    path, doc = _coco_doc(root)
+    faces = {}
+    for c in doc["categories"]:
+        digits = [ch for ch in str(c.get("name", "")) if ch.isdigit()]
+        if len(digits) == 1 and 1 <= int(digits[0]) <= 6:
+            faces[c["id"]] = int(digits[0])
+    recs: dict[int, tuple[Path, SceneRecord]] = {}
+    for im in doc["images"]:
+        img = root / "images" / im["file_name"]
+        img = img if img.is_file() else root / im["file_name"]
+        recs[im["id"]] = (
+            img,
+            SceneRecord(
+                image=Path(im["file_name"]).name,
+                width=im["width"],
+                height=im["height"],
+                source="coco",
+            ),
+        )
+    for a in doc["annotations"]:
+        if a["category_id"] not in faces:
+            raise DatasetError(f"{path}: category {a['category_id']} has no face value 1-6")
+        x, y, w, h = a["bbox"]
+        recs[a["image_id"]][1].dice.append(
+            DieLabel(face=faces[a["category_id"]], box=[x, y, x + w, y + h])
+        )
+    return sorted(recs.values(), key=lambda pr: pr[1].image)
+
+
+def import_folder(fmt: str, src: str | Path, dst: str | Path) -> int:
+    """Converts a YOLO or COCO folder into our JSON schema (images copied beside)."""
+    loaders = {"yolo": load_yolo, "coco": load_coco}
+    if fmt not in loaders:
+        raise DatasetError(f"format must be one of {sorted(loaders)}, got {fmt!r}")
+    pairs = loaders[fmt](src)
+    dst = Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    for img, rec in pairs:
+        _copy(img, dst / rec.image)
+        save_record(rec, dst / (Path(rec.image).stem + ".json"))
+    return len(pairs)

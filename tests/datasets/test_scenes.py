@@ -1,0 +1,144 @@
+"""Synthetic scenes: determinism and labels that agree with the physics pose."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pybullet")
+
+from dicecall.datasets.dice import COCKED_TILT_DEG, cube_corners
+from dicecall.datasets.labels import die_label
+from dicecall.datasets.layouts import Layout
+from dicecall.datasets.physics import Sim, build_layout
+from dicecall.datasets.placements import flat_rotation, lean, matrix_to_quat, stack
+from dicecall.datasets.scene import make_scene, scene_seed
+from dicecall.datasets.styles import STYLES
+
+KINDS = ("shaker", "throwbox", "craps")
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return Sim()
+
+
+@pytest.fixture(scope="module")
+def scenes(sim):
+    return [
+        make_scene(sim, kind, scene_seed(7, i), 320, 240)[1] for kind in KINDS for i in range(4)
+    ]
+
+
+def _independent_top(quat) -> tuple[int, float]:
+    """Uppermost face from the quaternion, by pybullet's own matrix and a die drawn by hand."""
+    import pybullet
+
+    r = np.array(pybullet.getMatrixFromQuaternion(quat)).reshape(3, 3)
+    die = {1: [0, 0, 1], 6: [0, 0, -1], 2: [1, 0, 0], 5: [-1, 0, 0], 3: [0, 1, 0], 4: [0, -1, 0]}
+    ups = {face: float((r @ np.array(n, float))[2]) for face, n in die.items()}
+    face = max(ups, key=ups.get)
+    return face, float(np.degrees(np.arccos(np.clip(ups[face], -1, 1))))
+
+
+def _z_extent(d) -> tuple[float, float]:
+    import pybullet
+
+    r = np.array(pybullet.getMatrixFromQuaternion(d.quat_xyzw)).reshape(3, 3)
+    z = (np.asarray(d.position_mm) + cube_corners(d.size_mm) @ r.T)[:, 2]
+    return float(z.min()), float(z.max())
+
+
+def test_same_seed_gives_same_labels(sim):
+    a = make_scene(sim, "shaker", 123, 320, 240)[1]
+    b = make_scene(sim, "shaker", 123, 320, 240)[1]
+    assert a == b
+    assert make_scene(sim, "shaker", 124, 320, 240)[1] != a
+
+
+def test_top_face_and_tilt_agree_with_the_pose(scenes):
+    for rec in scenes:
+        for d in rec.dice:
+            face, tilt = _independent_top(d.quat_xyzw)
+            assert d.face == face
+            assert d.tilt_deg == pytest.approx(tilt, abs=0.01)
+            assert d.cocked == (tilt > COCKED_TILT_DEG)
+
+
+def test_labels_are_complete(scenes):
+    for rec in scenes:
+        assert rec.expected_dice == len(rec.dice) and rec.camera_k and len(rec.dist) == 5
+        assert rec.zones
+        for d in rec.dice:
+            assert d.zone in ("shaker", "throw_box", "table", "off", "on_chips")
+            assert len(d.top_corners) == 4 and len(d.pips) <= d.face
+
+
+def _check_stacked(dice, i: int) -> None:
+    d = dice[i]
+    below = dice[d.resting_on]
+    bottom, _ = _z_extent(d)
+    _, top = _z_extent(below)
+    assert bottom >= top - 0.3 * below.size_mm
+    gap = np.abs(np.asarray(d.position_mm[:2]) - np.asarray(below.position_mm[:2]))
+    assert np.all(gap < (d.size_mm + below.size_mm) / np.sqrt(2))
+
+
+def test_stacked_dice_really_rest_on_another(scenes):
+    for rec in scenes:
+        for i, d in enumerate(rec.dice):
+            if d.stacked:
+                _check_stacked(rec.dice, i)
+
+
+def _throwbox(sim: Sim) -> Layout:
+    layout = Layout("throwbox", floor_mm=-50, half_x_mm=200, half_y_mm=140, chamfer_mm=8)
+    sim.reset()
+    build_layout(sim, layout)
+    rng = np.random.default_rng(3)
+    for k in range(2):
+        sim.add_die(
+            STYLES["casino-red-19"], [k * 60.0, 0, -40.5], matrix_to_quat(flat_rotation(rng))
+        )
+    sim.settle(1.0)
+    return layout
+
+
+def _labels(sim: Sim, layout: Layout):
+    from dicecall.datasets.camera import Camera, look_down_rotation
+
+    cam = Camera(
+        np.array([[500.0, 0, 320], [0, 500, 240], [0, 0, 1]]),
+        np.zeros(5),
+        look_down_rotation(0, 0, 0),
+        np.array([0, 0, 500.0]),
+        640,
+        480,
+    )
+    ids = np.zeros((480, 640), np.uint8)
+    return [die_label(i, st, sim.styles[i], layout, cam, ids) for i, st in enumerate(sim.states())]
+
+
+def test_forced_stack_is_labelled_stacked(sim):
+    layout = _throwbox(sim)
+    stack(sim, 1, 0, np.random.default_rng(0))
+    sim.settle(2.0)
+    dice = _labels(sim, layout)
+    assert dice[1].stacked and dice[1].resting_on == 0 and not dice[0].stacked
+    _check_stacked(dice, 1)
+
+
+def test_forced_lean_is_cocked_with_matching_tilt(sim):
+    hits = 0
+    for seed in range(6):
+        layout = _throwbox(sim)
+        lean(sim, layout, 1, np.random.default_rng(seed))
+        sim.settle(2.0)
+        d = _labels(sim, layout)[1]
+        face, tilt = _independent_top(d.quat_xyzw)
+        assert (d.face, d.cocked) == (face, tilt > COCKED_TILT_DEG)
+        assert d.tilt_deg == pytest.approx(tilt, abs=0.01)
+        if d.cocked:
+            hits += 1
+            assert d.leaning_on in ("wall", "die") and d.up_margin_deg < 90
+    assert hits >= 3
