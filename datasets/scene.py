@@ -20,11 +20,11 @@ from dicecall.datasets.render import (
     DieLook,
     Look,
     circle,
-    draw_craps,
     draw_shaker,
     draw_throwbox,
     rect,
 )
+from dicecall.datasets.render_craps import draw_craps
 from dicecall.datasets.schema import SceneRecord
 from dicecall.datasets.styles import sample_styles
 from dicecall.datasets.textures import FELTS_BGR, SHAKER_WALLS_BGR, sample_light, surface

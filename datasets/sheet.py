@@ -101,6 +101,7 @@ def contact_sheet(
     grid = np.vstack([np.hstack(tiles[i : i + cols]) for i in range(0, len(tiles), cols)])
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(out), grid):
+    params = [cv2.IMWRITE_PNG_COMPRESSION, 9] if out.suffix.lower() == ".png" else []
+    if not cv2.imwrite(str(out), grid, params):
         raise DatasetError(f"{out}: could not write the sheet (unknown image suffix?)")
     return out
