@@ -14,6 +14,8 @@ from typing import Any
 from . import edge
 from .craps_rules import BONUS
 from .errors import WagerRefused
+from .high_roll_catalog import high_roll_setups
+from .high_roll_catalog import normalize as high_roll_normalize
 from .model import Wager
 from .registry import GameRules, get
 from .spec import Spec
@@ -73,6 +75,8 @@ def craps_normalize(state):
 SETUPS: dict[str, tuple[Callable[..., Iterator[Setup]], Callable]] = {
     "craps": (craps_setups, craps_normalize),
     "mini-craps": (craps_setups, craps_normalize),
+    "high-roll-dice": (high_roll_setups, high_roll_normalize),
+    "high-roll-dice-6": (high_roll_setups, high_roll_normalize),
 }
 
 

@@ -12,7 +12,6 @@ import pytest
 
 from dicecall.api.games import catalog, high_roll
 from dicecall.api.games.errors import OptionsRefused, RollRefused, WagerRefused
-from dicecall.api.games.high_roll_catalog import high_roll_setups, normalize
 from dicecall.api.games.high_roll_state import HighRollOptions
 from dicecall.api.games.model import Wager
 from dicecall.api.games.registry import get, outcomes
@@ -274,12 +273,11 @@ def test_refused_options(options, match):
     assert HighRollOptions(millionaire_min=25).millionaire_min == 25
 
 
-def test_registry_and_exact_house_edges_by_enumeration(monkeypatch):
+def test_registry_and_exact_house_edges_by_enumeration():
     """Pip Street on the 6 and Like Kind on three, checked against a plain count of throws."""
     rules = get("high-roll-dice")
     assert rules.new_table(rules.options()).options.dice == 10
     assert get("high-roll-dice-6").options().dice == 6
-    monkeypatch.setitem(catalog.SETUPS, "high-roll-dice", (high_roll_setups, normalize))
     wins = Counter()
     for faces, weight in outcomes(10):
         counts = Counter(faces)

@@ -202,7 +202,7 @@ def test_refused_rolls_668a_3_a_h(faces):
 DEFAULT = {"top": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 3], [2, 4], [3, 4]],
            "left": [[2, 2], [1, 5], [1, 6], [2, 5], [2, 6], [3, 5]],
            "right": [[5, 5], [2, 6], [3, 6], [4, 5], [4, 6], [5, 6]],
-           "center": [[3, 3], [4, 4], [6, 6], [1, 5], [2, 4], [3, 5], [2, 5]]}
+           "center": [[3, 3], [4, 4], [6, 6], [1, 5], [2, 4], [3, 4], [3, 5], [2, 5]]}
 LAYOUTS = [  # (changes to the documented layout, refusal or None)
     pytest.param({}, None, id="documented-default"),
     pytest.param({"top": [[2, 1], [1, 1]]}, None, id="pairs-normalized"),
