@@ -1,0 +1,137 @@
+"""Every row of the DESIGN.md rules table, per game, on hand-built `Dice` arrays."""
+
+from __future__ import annotations
+
+import hashlib
+
+import cv2
+import numpy as np
+import pytest
+
+from dicecall.vision.dice import Dice
+from dicecall.vision.evidence import evidence
+from dicecall.vision.profiles import Zones, profile
+from dicecall.vision.verdict import NO_ROLL, REVIEW, VALID, VerdictConfig, verdict
+
+ZONES = Zones(play=[(0, 0), (400, 0), (400, 300), (0, 300)],
+              no_roll={"bank_chips": [(420, 0), (500, 0), (500, 100), (420, 100)]},
+              held=[(0, 260), (120, 260), (120, 300), (0, 300)])
+CRAPS, PROPS, HIGH = "craps", "props-and-hops", "high-roll-dice"
+
+
+def dice(*specs):
+    """Each spec: (x, y, face) plus optional keywords tilt, stacked, p, pips, second."""
+    n = len(specs)
+    probs = np.full((n, 6), 0.0, np.float32)
+    out = {k: [] for k in ("centers", "boxes", "face", "pip_face", "tilt", "stacked")}
+    for k, (x, y, face, *extra) in enumerate(specs):
+        kw = extra[0] if extra else {}
+        p = kw.get("p", 0.999)
+        probs[k, face - 1] = p
+        probs[k, kw.get("second", face % 6 + 1) - 1] += 1 - p
+        out["centers"].append((x, y))
+        out["boxes"].append((x - 10, y - 10, x + 10, y + 10))
+        out["face"].append(face)
+        out["pip_face"].append(kw.get("pips", face))
+        out["tilt"].append(kw.get("tilt", 0.0))
+        out["stacked"].append(kw.get("stacked", 0.0))
+    return Dice(face_probs=probs, det_score=np.ones(n), **{k: np.array(v).reshape(
+        (n, 2) if k == "centers" else (n, 4) if k == "boxes" else (n,)) for k, v in out.items()})
+
+
+TWO = [(100, 100, 3), (200, 120, 4)]
+COCKED = {"tilt": 0.9}
+ROWS = [
+    # (case id with section, game, dice, status, reason code)
+    ("valid craps", CRAPS, TWO, VALID, None),
+    ("valid props 668a.3(h)", PROPS, TWO, VALID, None),
+    ("623a.8(b) a die off the table", CRAPS, TWO[:1], NO_ROLL, "die_missing"),
+    ("668a.3(g) a die out of the shaker", PROPS, [TWO[0], (450, 200, 2)], NO_ROLL, "die_missing"),
+    ("675a.4(b) a die off the table", HIGH, [(20 * k + 10, 50, 1) for k in range(9)], NO_ROLL,
+     "die_missing"),
+    ("623a.8(b) die on die", CRAPS, [TWO[0], (110, 105, 6, {"stacked": 0.8})], NO_ROLL,
+     "die_on_die"),
+    ("668a.3(h) die on die", PROPS, [TWO[0], (110, 105, 6, {"stacked": 0.8})], NO_ROLL,
+     "die_on_die"),
+    ("675a.4(b) die on die", HIGH, [(30 * k + 10, 50, 2, {"stacked": 0.9 * (k == 3)})
+                                    for k in range(10)], NO_ROLL, "die_on_die"),
+    ("623a.9(b) cocked counts", CRAPS, [TWO[0], (200, 120, 5, COCKED)], VALID, "cocked_counts"),
+    ("675a.4(c) cocked counts", HIGH, [(30 * k + 10, 50, 2, COCKED if k == 0 else {})
+                                       for k in range(10)], VALID, "cocked_counts"),
+    ("668a.3(h) not flat in the shaker", PROPS, [TWO[0], (200, 120, 5, COCKED)], NO_ROLL,
+     "cocked"),
+    ("623a.9(b) cocked on two sides: void", CRAPS,
+     [TWO[0], (200, 120, 5, {"tilt": 0.9, "p": 0.55, "second": 3})], NO_ROLL, "cocked_void"),
+    ("675a.4(c) cocked on two sides: void", HIGH,
+     [(30 * k + 10, 50, 2, {"tilt": 0.9, "p": 0.5, "second": 4} if k == 1 else {})
+      for k in range(10)], NO_ROLL, "cocked_void"),
+    ("623a.8(c)(3) at rest on the bank chips", CRAPS, [TWO[0], (450, 50, 6)], REVIEW,
+     "rest_on_bank_chips"),
+    ("623a.9(c) low confidence", CRAPS, [TWO[0], (200, 120, 5, {"p": 0.7})], REVIEW,
+     "low_confidence"),
+    ("668a.3(h) low confidence", PROPS, [TWO[0], (200, 120, 5, {"p": 0.7})], REVIEW,
+     "low_confidence"),
+    ("623a.9(c) readings disagree", CRAPS, [TWO[0], (200, 120, 5, {"pips": 4})], REVIEW,
+     "readings_disagree"),
+    ("675a.4(d) pips unreadable", HIGH, [(30 * k + 10, 50, 2, {"pips": 0} if k == 9 else {})
+                                         for k in range(10)], REVIEW, "readings_disagree"),
+    ("623a.9(c) an extra die or object", CRAPS, [*TWO, (300, 200, 1)], REVIEW, "extra_object"),
+]
+
+
+@pytest.mark.parametrize(("game", "specs", "status", "code"), [r[1:] for r in ROWS],
+                         ids=[r[0] for r in ROWS])
+def test_rules_table(game, specs, status, code):
+    v = verdict(dice(*specs), profile(game), ZONES)
+    assert v.status == status
+    codes = [r.code for r in v.reasons]
+    assert (code in codes) if code else codes == []
+    for r in v.reasons:
+        assert r.section.startswith(profile(game).sections["missing"][:4])
+
+
+def test_faces_come_in_a_stable_left_to_right_order():
+    v = verdict(dice((200, 120, 4), (100, 100, 3)), profile(CRAPS), ZONES)
+    assert v.faces == (3, 4) and v.order == (1, 0)
+    assert v.confidences == pytest.approx((0.999, 0.999))
+
+
+def test_high_roll_extra_roll_counts_only_the_rethrown_dice_675a_4_g():
+    held = [(20 + 20 * k, 280, 6) for k in range(4)]
+    rethrown = [(150 + 30 * k, 100, 2) for k in range(6)]
+    v = verdict(dice(*held, *rethrown), profile(HIGH, expected=6), ZONES)
+    assert v.status == VALID and v.faces == (2,) * 6
+    with pytest.raises(ValueError, match="1-10"):
+        profile(HIGH, expected=11)
+
+
+@pytest.mark.parametrize(("tilt", "status"), [(0.4999, VALID), (0.5, NO_ROLL)])
+def test_tilt_threshold_boundary(tilt, status):
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": tilt})), profile(PROPS), ZONES)
+    assert v.status == status
+
+
+@pytest.mark.parametrize(("x", "status"), [(400.0, VALID), (400.5, NO_ROLL)])
+def test_zone_edge_boundary(x, status):
+    """A centre on the zone's edge is in; half a pixel beyond it is out (623a.8(b))."""
+    v = verdict(dice(TWO[0], (x, 150, 2)), profile(CRAPS), ZONES)
+    assert v.status == status
+
+
+def test_thresholds_come_from_the_config():
+    d = dice(TWO[0], (200, 120, 5, {"p": 0.9}))
+    assert verdict(d, profile(CRAPS), ZONES).status == REVIEW
+    assert verdict(d, profile(CRAPS), ZONES, VerdictConfig(min_confidence=0.85)).status == VALID
+
+
+@pytest.mark.parametrize("specs", [TWO, TWO[:1], [TWO[0], (200, 120, 5, {"p": 0.6})]])
+def test_evidence_for_every_status(specs):
+    frame = np.random.default_rng(0).integers(0, 255, (300, 400, 3), np.uint8)
+    v = verdict(dice(*specs), profile(CRAPS), ZONES)
+    ev = evidence(frame, v)
+    assert hashlib.sha256(ev.clean_jpeg).hexdigest() == ev.clean_sha256
+    assert hashlib.sha256(ev.annotated_jpeg).hexdigest() == ev.annotated_sha256
+    clean = cv2.imdecode(np.frombuffer(ev.clean_jpeg, np.uint8), cv2.IMREAD_COLOR)
+    annotated = cv2.imdecode(np.frombuffer(ev.annotated_jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert clean.shape == annotated.shape == frame.shape
+    assert np.abs(clean.astype(int) - annotated.astype(int)).sum() > 0

@@ -1,0 +1,80 @@
+"""Per-game no-roll rules as data (DESIGN.md, Roll verdict rules), with their sections."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+
+@dataclass(frozen=True)
+class GameProfile:
+    """What a valid roll of one game looks like.
+
+    Attributes:
+        game: "craps", "mini-craps", "props-and-hops", "high-roll-dice", "high-roll-dice-6".
+        expected: dice the roll must show in the zone (2; 10 or 6; on the Extra Roll the
+            number rethrown).
+        cocked_counts: True when a cocked die counts with the face most nearly up (623a.9(b),
+            675a.4(c)); False when it is a no roll (668a.3(h)).
+        sections: rule -> the section that states it for this game.
+    """
+
+    game: str
+    expected: int
+    cocked_counts: bool
+    sections: dict[str, str]
+
+
+_CRAPS = {"missing": "623a.8(b)", "stacked": "623a.8(b)", "cocked": "623a.9(b)",
+          "void": "623a.9(b)", "no_roll_zone": "623a.8(c)(3),(4)", "dispute": "623a.9(c)"}
+_PROPS = {"missing": "668a.3(g)", "stacked": "668a.3(h)", "cocked": "668a.3(h)",
+          "void": "668a.3(h)", "no_roll_zone": "668a.3(g)", "dispute": "668a.3(h)"}
+_HIGH = {"missing": "675a.4(b)", "stacked": "675a.4(b)", "cocked": "675a.4(c)",
+         "void": "675a.4(c)", "no_roll_zone": "675a.4(b)", "dispute": "675a.4(d)"}
+
+
+def profile(game: str, expected: int | None = None) -> GameProfile:
+    """The profile of `game`; `expected` overrides the count (the High Roll Extra Roll)."""
+    if game in ("craps", "mini-craps"):
+        return GameProfile(game, expected or 2, True, _CRAPS)
+    if game == "props-and-hops":
+        return GameProfile(game, expected or 2, False, _PROPS)
+    if game in ("high-roll-dice", "high-roll-dice-6"):
+        default = 10 if game == "high-roll-dice" else 6
+        if expected is not None and not 1 <= expected <= default:
+            raise ValueError(f"{game}: expected dice must be 1-{default}, got {expected}")
+        return GameProfile(game, expected or default, True, _HIGH)
+    raise ValueError(f"unknown game {game!r}")
+
+
+class Zones(BaseModel):
+    """Zones as polygons in frame pixels, from calibration (calibration/ writes them).
+
+    `play` is where the dice must come to rest (the shaker interior, the throw box or the
+    table); `no_roll` zones (bank chips, dice cup, rails) allow a no roll call in Craps
+    (623a.8(c)(3),(4)); `held` is the throw box area where High Roll dice wait during the
+    Extra Roll (675a.4(e),(g)).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    play: list[tuple[float, float]] = Field(min_length=3, description="play area polygon, px")
+    no_roll: dict[str, list[tuple[float, float]]] = Field(
+        default_factory=dict, description="name -> polygon where a die may be called no roll")
+    held: list[tuple[float, float]] | None = Field(
+        None, description="High Roll: where the matched dice are held during the Extra Roll")
+
+    @classmethod
+    def whole_frame(cls, width: int, height: int) -> Zones:
+        return cls(play=[(0, 0), (width, 0), (width, height), (0, height)])
+
+
+def inside(points: np.ndarray, polygon) -> np.ndarray:
+    """(N,) bool: which of the (N, 2) points lie inside or on the polygon."""
+    import cv2
+
+    poly = np.asarray(polygon, np.float32).reshape(-1, 1, 2)
+    return np.array([cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0
+                     for x, y in points], bool)

@@ -1,0 +1,171 @@
+"""The roll verdict: every row of the rules table of DESIGN.md, for each game.
+
+Pure: `verdict(dice, profile, zones, config) -> RollVerdict`. The strictest finding wins:
+no roll, then needs review, then valid. Every finding is a `Reason` with a machine-readable
+code, the section of the game's chapter, and the dice it concerns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from .dice import Dice
+from .profiles import GameProfile, Zones, inside
+
+VALID, NO_ROLL, REVIEW = "valid", "no_roll", "needs_review"
+_RANK = {VALID: 0, REVIEW: 1, NO_ROLL: 2}
+
+
+class VerdictConfig(BaseModel):
+    """Thresholds; `dicecall calibrate model` computes them for a table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_confidence: float = Field(0.98, ge=0.0, le=1.0,
+                                  description="face probability needed to accept a reading")
+    tilt_threshold: float = Field(0.5, gt=0.0, lt=1.0, description="tilt probability = cocked")
+    stacked_threshold: float = Field(0.5, gt=0.0, lt=1.0,
+                                     description="stacked probability = die on die")
+    void_margin: float = Field(0.35, ge=0.0, le=1.0,
+                               description="a cocked die whose two best faces are closer than "
+                                           "this rests on more than one side: void")
+
+
+@dataclass(frozen=True)
+class Reason:
+    code: str
+    status: str
+    section: str
+    dice: tuple[int, ...] = ()
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "status": self.status, "section": self.section,
+                "dice": list(self.dice), "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class RollVerdict:
+    """The call on one settled frame.
+
+    Attributes:
+        status: "valid", "no_roll" or "needs_review".
+        reasons: every finding, strictest first.
+        faces: the faces of the dice in play, left to right then top to bottom.
+        order: indices into `dice` of those faces, in the same order.
+        confidences: the face probability of each, in the same order.
+        pip_faces: the independent pip readings, in the same order (0: none).
+        dice: all dice found in the frame, including those outside the play zone.
+    """
+
+    status: str
+    reasons: tuple[Reason, ...]
+    faces: tuple[int, ...]
+    order: tuple[int, ...]
+    confidences: tuple[float, ...]
+    pip_faces: tuple[int, ...]
+    dice: Dice
+
+    def as_dict(self) -> dict:
+        return {"status": self.status, "reasons": [r.as_dict() for r in self.reasons],
+                "faces": list(self.faces), "confidences": [round(c, 5) for c in self.confidences],
+                "pip_faces": list(self.pip_faces), "dice": self.dice.to_json()}
+
+
+def _stable_order(dice: Dice, idx: np.ndarray) -> np.ndarray:
+    """Left to right, then top to bottom, in bands of one die height so near ties are stable."""
+    if len(idx) == 0:
+        return idx
+    size = float(np.median(dice.boxes[idx, 2] - dice.boxes[idx, 0])) or 1.0
+    x = np.round(dice.centers[idx, 0] / size)
+    return idx[np.lexsort((dice.centers[idx, 1], x))]
+
+
+def verdict(dice: Dice, profile: GameProfile, zones: Zones,
+            config: VerdictConfig | None = None) -> RollVerdict:
+    """Calls one frame of settled dice.
+
+    Args:
+        dice: every die the reader found, in frame pixels.
+        profile: the game's rules and the number of dice expected.
+        zones: calibrated polygons in the same pixels.
+        config: thresholds.
+    """
+    cfg = config or VerdictConfig()
+    reasons: list[Reason] = []
+    in_play = inside(dice.centers, zones.play) if len(dice) else np.zeros(0, bool)
+    held = np.zeros(len(dice), bool)
+    if zones.held and len(dice):
+        held = inside(dice.centers, zones.held)
+    # A die on the bank chips or a rail is on the table, not missing: it is flagged instead.
+    rolled = (in_play | _zone_reasons(dice, profile, zones, cfg, reasons)) & ~held
+    play = np.flatnonzero(rolled)
+    _count_reasons(profile, len(play), reasons)
+    _die_reasons(dice, profile, play, cfg, reasons)
+    order = _stable_order(dice, play)
+    status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
+    reasons.sort(key=lambda r: -_RANK[r.status])
+    return RollVerdict(status, tuple(reasons), tuple(int(dice.face[i]) for i in order),
+                       tuple(int(i) for i in order),
+                       tuple(float(dice.confidence[i]) for i in order),
+                       tuple(int(dice.pip_face[i]) for i in order), dice)
+
+
+def _zone_reasons(dice, profile, zones, cfg, reasons) -> np.ndarray:
+    """Flags dice in no-roll zones and dice on dice; returns the (N,) mask of the former."""
+    sec = profile.sections
+    flagged = np.zeros(len(dice), bool)
+    # 623a.8(c): in Craps a no roll "may" be called; the boxperson decides, so it is flagged.
+    status = REVIEW if profile.game in ("craps", "mini-craps") else NO_ROLL
+    for name, polygon in zones.no_roll.items():
+        hit = np.flatnonzero(inside(dice.centers, polygon)) if len(dice) else []
+        flagged[hit] = True
+        if len(hit):
+            reasons.append(Reason(f"rest_on_{name}", status, sec["no_roll_zone"],
+                                  tuple(int(i) for i in hit),
+                                  f"die at rest on the {name.replace('_', ' ')}"))
+    stacked = np.flatnonzero(dice.stacked >= cfg.stacked_threshold) if len(dice) else []
+    if len(stacked):
+        reasons.append(Reason("die_on_die", NO_ROLL, sec["stacked"],
+                              tuple(int(i) for i in stacked), "one die rests on another"))
+    return flagged
+
+
+def _count_reasons(profile: GameProfile, n: int, reasons) -> None:
+    sec = profile.sections
+    if n < profile.expected:
+        reasons.append(Reason("die_missing", NO_ROLL, sec["missing"], (),
+                              f"{n} of {profile.expected} dice in the zone: a die is off the "
+                              "table or out of the shaker"))
+    elif n > profile.expected:
+        reasons.append(Reason("extra_object", REVIEW, sec["dispute"], (),
+                              f"{n} dice found where {profile.expected} were thrown"))
+
+
+def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:
+    sec = profile.sections
+    for i in play:
+        i = int(i)
+        probs = np.sort(dice.face_probs[i])[::-1]
+        if dice.tilt[i] >= cfg.tilt_threshold:
+            if not profile.cocked_counts:
+                reasons.append(Reason("cocked", NO_ROLL, sec["cocked"], (i,),
+                                      "die not flat on the bottom of the shaker"))
+                continue
+            if probs[0] - probs[1] < cfg.void_margin:
+                reasons.append(Reason("cocked_void", NO_ROLL, sec["void"], (i,),
+                                      "cocked die resting on more than one side: void"))
+                continue
+            reasons.append(Reason("cocked_counts", VALID, sec["cocked"], (i,),
+                                  f"cocked die counts as {int(dice.face[i])}, the face most "
+                                  "nearly up"))
+        if dice.confidence[i] < cfg.min_confidence:
+            reasons.append(Reason("low_confidence", REVIEW, sec["dispute"], (i,),
+                                  f"face {int(dice.face[i])} read at p={dice.confidence[i]:.3f}"))
+        if dice.pip_face[i] != dice.face[i]:
+            reasons.append(Reason("readings_disagree", REVIEW, sec["dispute"], (i,),
+                                  f"classifier reads {int(dice.face[i])}, pips count "
+                                  f"{int(dice.pip_face[i]) or 'unreadable'}"))
