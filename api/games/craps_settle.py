@@ -113,9 +113,11 @@ def settle(state: CrapsState, faces) -> Settlement:
             if t == 7:  # 623a.12(5): any 7, including on the come out roll
                 line, nw = _lose(w, spec.section), None
             else:
-                nw = replace(w, progress=w.progress | (1 << t))
+                progress = w.progress | (1 << t)
+                if progress != w.progress:  # a number already marked leaves the wager as is
+                    nw = replace(w, progress=progress)
                 nums, odds = spec.data
-                if all(nw.progress >> n & 1 for n in nums):
+                if all(progress >> n & 1 for n in nums):
                     line, nw = _win(w, odds, unit, spec.section), None
         if line is not None:
             lines.append(line)
