@@ -7,7 +7,6 @@ settlement code, so the catalog and the settlements can never disagree.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -16,7 +15,7 @@ from .craps_rules import BONUS
 from .errors import WagerRefused
 from .high_roll_catalog import high_roll_setups
 from .high_roll_catalog import normalize as high_roll_normalize
-from .model import Wager
+from .model import Wager, evolve
 from .registry import GameRules, get
 from .spec import Spec
 
@@ -69,7 +68,7 @@ def craps_normalize(state):
     # Table-level marks are for display; wagers carry their own progress. Bonus Craps does
     # not depend on the point (623a.12(5): any 7 ends it), so a bonus-only state drops it.
     point = None if all(w.name in BONUS for w in state.wagers) else state.point
-    return replace(state, points_made=0, bonus_marks=0, point=point)
+    return evolve(state, points_made=0, bonus_marks=0, point=point)
 
 
 SETUPS: dict[str, tuple[Callable[..., Iterator[Setup]], Callable]] = {

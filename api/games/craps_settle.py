@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .craps_rules import POINTS
 from .craps_state import CrapsState
-from .model import LOSE, MOVE, PUSH, RETURNED, WIN, Line, Settlement, Wager, check_faces
+from .model import (
+    LOSE,
+    MOVE,
+    PUSH,
+    RETURNED,
+    WIN,
+    Line,
+    Settlement,
+    Wager,
+    check_faces,
+    evolve,
+)
 from .money import ZERO, pay
 
 _CRAPS = (2, 3, 12)
@@ -108,14 +117,14 @@ def settle(state: CrapsState, faces) -> Settlement:
             if loser7:
                 line, nw = _fire(w, spec, unit), None
             elif made and w.shooter == state.shooter:
-                nw = replace(w, progress=w.progress | (1 << t))
+                nw = evolve(w, progress=w.progress | (1 << t))
         elif kind == "bonus":
             if t == 7:  # 623a.12(5): any 7, including on the come out roll
                 line, nw = _lose(w, spec.section), None
             else:
                 progress = w.progress | (1 << t)
                 if progress != w.progress:  # a number already marked leaves the wager as is
-                    nw = replace(w, progress=progress)
+                    nw = evolve(w, progress=progress)
                 nums, odds = spec.data
                 if all(progress >> n & 1 for n in nums):
                     line, nw = _win(w, odds, unit, spec.section), None
@@ -139,7 +148,7 @@ def _line(w: Wager, section: str, t: int, point: int | None, unit: int):
                 return _back(w, PUSH, section, "12 is void for don't bets"), None
             return (_win(w, (1, 1), unit, section), None) if dont else (_lose(w, section), None)
         if w.name in ("come", "dont_come"):
-            moved = replace(w, point=t)
+            moved = evolve(w, point=t)
             return Line(w.id, w.name, w.seat, MOVE, w.amount, stays=True, section=section,
                         note=f"to {t}"), moved
         return None, w
@@ -177,14 +186,14 @@ def _fire(w: Wager, spec, unit: int) -> Line:
 def _advance(state: CrapsState, wagers, t: int, made: bool, loser7: bool) -> CrapsState:
     marks = 0 if t == 7 else state.bonus_marks | (1 << t)
     if loser7:  # 623a.10(a)(1): the shooter passes the dice on a loser 7
-        return replace(state, wagers=wagers, point=None, shooter=state.shooter + 1,
+        return evolve(state, wagers=wagers, point=None, shooter=state.shooter + 1,
                        points_made=0, bonus_marks=marks, shooter_rolls=0, rolls=state.rolls + 1)
     point, made_mask = state.point, state.points_made
     if made:
         point, made_mask = None, made_mask | (1 << t)
     elif point is None and t in POINTS:
         point = t
-    return replace(state, wagers=wagers, point=point, points_made=made_mask, bonus_marks=marks,
+    return evolve(state, wagers=wagers, point=point, points_made=made_mask, bonus_marks=marks,
                    shooter_rolls=state.shooter_rolls + 1, rolls=state.rolls + 1)
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .craps_options import CrapsOptions
-from .model import Wager
+from .model import Wager, WagersMixin
 
 
 @dataclass(frozen=True)
-class CrapsState:
+class CrapsState(WagersMixin):
     """Everything that carries from one roll to the next.
 
     Attributes:
@@ -39,14 +39,7 @@ class CrapsState:
     def come_out(self) -> bool:
         return self.point is None
 
-    def wager(self, wager_id: str) -> Wager | None:
-        for w in self.wagers:
-            if w.id == wager_id:
-                return w
-        return None
 
-    def with_wagers(self, wagers: tuple[Wager, ...]) -> CrapsState:
-        return replace(self, wagers=wagers)
 
     def seat_total(self, seat: int, name: str, point: int | None = None) -> int:
         """Cents a seat has on `name` (for come bets: on the given come point)."""

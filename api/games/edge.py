@@ -10,11 +10,11 @@ order, so cycles (a Fire Bet whose point is made again) need no iteration to con
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
-from .model import MOVE, Wager
+from .model import MOVE, Wager, evolve
 from .registry import GameRules, outcomes
 
 Edge = tuple[Fraction, object | None]  # (probability, next state or None when all decided)
@@ -48,7 +48,7 @@ def _expand(rules: GameRules, state, ids: frozenset[str], normalize) -> _Node:
                 decided.add(line.wager_id)
         left = ids - decided
         still = [w for w in result.state.wagers if w.id in left]
-        nxt = normalize(replace(result.state, wagers=tuple(still))) if still else None
+        nxt = normalize(evolve(result.state, wagers=tuple(still))) if still else None
         edges.append((p, nxt))
     return _Node(reward, edges)
 

@@ -6,13 +6,11 @@ serve the ten-dice game and the six-dice variation (675a.6); the options say whi
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .errors import WagerRefused
 from .high_roll_rules import EQUAL_VALUE, MILLIONAIRE_MAX
 from .high_roll_settle import expected_dice, settle
 from .high_roll_state import SEATS, HighRollOptions, HighRollState
-from .model import RETURNED, Change, Line, Placement, Wager, check_amount
+from .model import RETURNED, Change, Line, Placement, Wager, check_amount, evolve
 
 
 def new_table(options: HighRollOptions | None = None) -> HighRollState:
@@ -21,7 +19,7 @@ def new_table(options: HighRollOptions | None = None) -> HighRollState:
 
 def close_betting(state: HighRollState) -> HighRollState:
     """"No more bets" and the Extra Roll lock-out (675a.4(a), 675a.1(c)(2))."""
-    return replace(state, betting_open=False)
+    return evolve(state, betting_open=False)
 
 
 def _equal_section(state: HighRollState) -> str:
@@ -38,7 +36,7 @@ def place(state: HighRollState, wager: Wager) -> Placement:
     spec = state.options.specs.get((wager.name, wager.params))
     if spec is None:
         _unknown(state, wager)
-    if state.wager(wager.id) is not None:
+    if state.has_wager(wager.id):
         raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
     if not state.betting_open or state.extra_phase:
         raise WagerRefused("bet_closed", "wagers and Extra Roll purchases are made before the "
@@ -49,7 +47,7 @@ def place(state: HighRollState, wager: Wager) -> Placement:
                            _equal_section(state))
     _check_order(state, wager)
     _check_amount(state, wager)
-    wager = replace(wager, progress=0, point=None, working=None, shooter=None)
+    wager = evolve(wager, progress=0, point=None, working=None, shooter=None)
     return Placement(state.with_wagers((*state.wagers, wager)), wager)
 
 
@@ -116,9 +114,9 @@ def reduce(state: HighRollState, wager_id: str, amount: int = 0) -> Change:
         raise WagerRefused("unequal_amounts", f"{w.name} must stay equal to the seat's other "
                            "wagers: remove it instead", _equal_section(state))
     if amount:
-        _check_amount(state, replace(w, amount=amount))
+        _check_amount(state, evolve(w, amount=amount))
     _check_dependants(state, w, amount)
-    rest = tuple(x if x.id != w.id else replace(x, amount=amount) for x in state.wagers
+    rest = tuple(x if x.id != w.id else evolve(x, amount=amount) for x in state.wagers
                  if x.id != w.id or amount)
     down = w.amount - amount  # the line covers only the chips taken down
     line = Line(w.id, w.name, w.seat, RETURNED, down, 0, down, 0, False, section="675a.2(a)",

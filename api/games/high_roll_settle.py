@@ -8,11 +8,9 @@ ones (675a.4(g)) and settles them at the odds of 675a.5(d) (675a.4(h)).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .high_roll_rules import high_face
 from .high_roll_state import HighRollState
-from .model import LOSE, WIN, Line, Settlement, Wager, check_faces
+from .model import LOSE, WIN, Line, Settlement, Wager, check_faces, evolve
 from .money import ZERO, pay
 
 
@@ -71,7 +69,7 @@ def settle_first(state: HighRollState, faces: tuple[int, ...]) -> Settlement:
     # 675a.4(g): the Extra Roll is thrown whenever a seat bought one, even if no Like Kind
     # wager is left up; with all ten dice matching there is nothing to rethrow.
     if riding and rethrow:
-        nxt = replace(state, wagers=tuple(keep), betting_open=False, held_face=face,
+        nxt = evolve(state, wagers=tuple(keep), betting_open=False, held_face=face,
                       held_count=count, rolls=state.rolls + 1)
         events.append(f"extra_roll:{rethrow}")
     else:
@@ -100,7 +98,7 @@ def settle_extra(state: HighRollState, faces: tuple[int, ...]) -> Settlement:
 
 
 def _new_round(state: HighRollState) -> HighRollState:
-    return replace(state, wagers=(), betting_open=True, held_face=None, held_count=0,
+    return evolve(state, wagers=(), betting_open=True, held_face=None, held_count=0,
                    rounds=state.rounds + 1, rolls=state.rolls + 1)
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from math import comb
 
 from .errors import OptionsRefused
 from .high_roll_rules import MILLIONAIRE, MILLIONAIRE_MAX, high_roll_specs
-from .model import Wager
+from .model import Wager, WagersMixin
 
 SEATS = 6  # 675a.1(a): up to six betting positions
 
@@ -71,7 +71,7 @@ class HighRollOptions:
 
 
 @dataclass(frozen=True)
-class HighRollState:
+class HighRollState(WagersMixin):
     """The table between throws. A round is the first roll and, when any seat bought one,
     the Extra Roll; every wager is decided within the round.
 
@@ -98,14 +98,7 @@ class HighRollState:
     def extra_phase(self) -> bool:
         return self.held_face is not None
 
-    def wager(self, wager_id: str) -> Wager | None:
-        for w in self.wagers:
-            if w.id == wager_id:
-                return w
-        return None
 
     def seat_wagers(self, seat: int, *names: str) -> list[Wager]:
         return [w for w in self.wagers if w.seat == seat and w.name in names]
 
-    def with_wagers(self, wagers: tuple[Wager, ...]) -> HighRollState:
-        return replace(self, wagers=wagers)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from .errors import RollRefused, WagerRefused
 from .money import ZERO
@@ -36,9 +37,8 @@ def canonical_params(params: Mapping[str, Any] | None) -> Params:
     return tuple(sorted(items))
 
 
-@dataclass(frozen=True, slots=True)
-class Wager:
-    """One wager on the layout.
+class Wager(NamedTuple):
+    """One wager on the layout (immutable; a NamedTuple because the engine makes millions).
 
     Attributes:
         id: unique on the table (the service uses a UUID).
@@ -78,8 +78,7 @@ class Wager:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.params}
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):
     """The effect of one roll (or action) on one wager."""
 
     wager_id: str
@@ -123,8 +122,7 @@ class Settlement:
         return sum((line.remainder for line in self.lines), ZERO)
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     """A placed wager and the vigorish collected with it (623a.5(g)(3), else 0)."""
 
     state: Any
@@ -140,6 +138,47 @@ class Change:
     returned: int = 0
     line: Line | None = None
     notes: tuple[str, ...] = field(default=())
+
+
+_ID = itemgetter(0)
+
+
+class WagersMixin:
+    """Look-ups every table state needs; `wagers` is a tuple of `Wager`."""
+
+    wagers: tuple[Wager, ...]
+
+    def has_wager(self, wager_id: str) -> bool:
+        return wager_id in map(_ID, self.wagers)  # a C-level scan: placement is hot
+
+    def wager(self, wager_id: str) -> Wager | None:
+        if wager_id in map(_ID, self.wagers):
+            for w in self.wagers:
+                if w.id == wager_id:
+                    return w
+        return None
+
+    def with_wagers(self, wagers: tuple[Wager, ...]) -> Any:
+        return evolve(self, wagers=wagers)
+
+
+def evolve(obj: Any, **changes: Any) -> Any:
+    """`dataclasses.replace` for the engine's hot path: NamedTuples and plain dataclasses.
+
+    A dataclass copy goes through its instance dict, 5-8x faster than `replace`, so it is
+    only for the state classes, which have no `__post_init__` to re-run.
+    """
+    if isinstance(obj, tuple):
+        return obj._replace(**changes)
+    known = obj.__dataclass_fields__
+    for key in changes:
+        if key not in known:
+            raise TypeError(f"{type(obj).__name__} has no field {key!r}")
+    new = object.__new__(type(obj))
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    fields.update(changes)
+    return new
 
 
 def check_faces(faces: Iterable[int], expected: int, section: str) -> tuple[int, ...]:

@@ -6,10 +6,8 @@ Six Eight Shake is decided by the next roll.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .errors import WagerRefused
-from .model import RETURNED, Change, Line, Placement, Wager, check_amount
+from .model import RETURNED, Change, Line, Placement, Wager, check_amount, evolve
 from .props_hops_options import PropsHopsOptions
 from .props_hops_settle import settle
 from .props_hops_state import SEATS, PropsHopsState
@@ -23,7 +21,7 @@ def new_table(options: PropsHopsOptions | None = None) -> PropsHopsState:
 
 def close_betting(state: PropsHopsState) -> PropsHopsState:
     """The dealer announces "no more bets" (668a.3(e)); the next roll reopens betting."""
-    return replace(state, betting_open=False)
+    return evolve(state, betting_open=False)
 
 
 def place(state: PropsHopsState, wager: Wager) -> Placement:
@@ -46,13 +44,13 @@ def place(state: PropsHopsState, wager: Wager) -> Placement:
                                f"{wager.params_dict}", _WAGERS)
         raise WagerRefused("unknown_wager", f"{wager.name!r} is not a Props & Hops wager",
                            _WAGERS)
-    if state.wager(wager.id) is not None:
+    if state.has_wager(wager.id):
         raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
     if not state.betting_open:
         raise WagerRefused("bet_closed", "wagers are made before the dice are shaken",
                            "668a.2(a), 668a.3(e)")
     _check_limits(state, wager.amount)
-    wager = replace(wager, progress=0, point=None, working=None, shooter=None)
+    wager = evolve(wager, progress=0, point=None, working=None, shooter=None)
     return Placement(state.with_wagers((*state.wagers, wager)), wager)
 
 
@@ -82,7 +80,7 @@ def reduce(state: PropsHopsState, wager_id: str, amount: int = 0) -> Change:
                            "\"no more bets\"", "668a.2(a), 668a.3(e)")
     if amount:
         _check_limits(state, amount)
-    rest = tuple(x if x.id != w.id else replace(x, amount=amount) for x in state.wagers
+    rest = tuple(x if x.id != w.id else evolve(x, amount=amount) for x in state.wagers
                  if x.id != w.id or amount)
     section = "668a.2(f)(8)" if shake else "668a.2(a)"
     # The line covers only the chips taken down, so returned == stake holds; what stays up

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from .model import LOSE, WIN, Line, Settlement, Wager, check_faces
+from .model import LOSE, WIN, Line, Settlement, Wager, check_faces, evolve
 from .money import ZERO, pay
 from .props_hops_rules import SHAKE_ALL, SHAKE_BIT
 from .props_hops_state import SEATS, PropsHopsState
@@ -30,7 +28,7 @@ def _shake(w: Wager, spec, pair: tuple[int, int], seven: bool, unit: int):
     bit = SHAKE_BIT.get(pair, 0)
     if not bit or w.progress & bit:
         return None, w  # nothing new for this wager: it stays, undecided
-    nw = replace(w, progress=w.progress | bit)
+    nw = evolve(w, progress=w.progress | bit)
     if nw.progress == SHAKE_ALL:
         return _win(w, spec.data, unit, f"{spec.section}, 668a.3(i), 668a.4"), None
     return None, nw
@@ -77,7 +75,7 @@ def settle(state: PropsHopsState, faces) -> Settlement:
 def _advance(state: PropsHopsState, wagers: tuple[Wager, ...], pair, seven: bool):
     """The next state: the shaker passes on a 7 (668a.3(k)); lammers move (668a.3(i))."""
     if seven:
-        return replace(state, wagers=wagers, betting_open=True, shooter=state.shooter + 1,
+        return evolve(state, wagers=wagers, betting_open=True, shooter=state.shooter + 1,
                        shooter_seat=(state.shooter_seat + 1) % SEATS, lammers=0,
                        rolls=state.rolls + 1)
     lammers = state.lammers | SHAKE_BIT.get(pair, 0)
@@ -85,5 +83,5 @@ def _advance(state: PropsHopsState, wagers: tuple[Wager, ...], pair, seven: bool
     # buttons out again for the wagers still up (668a.3(e),(i)).
     if lammers == SHAKE_ALL:
         lammers = 0
-    return replace(state, wagers=wagers, betting_open=True, lammers=lammers,
+    return evolve(state, wagers=wagers, betting_open=True, lammers=lammers,
                    rolls=state.rolls + 1)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from .model import Wager
+from .model import Wager, WagersMixin
 from .props_hops_options import PropsHopsOptions
 
 SEATS = 6  # 668a.1(a): betting positions for six players
 
 
 @dataclass(frozen=True)
-class PropsHopsState:
+class PropsHopsState(WagersMixin):
     """Everything that carries from one roll to the next.
 
     Only `options`, `wagers` and `betting_open` decide how the next roll settles; the rest
@@ -40,11 +40,4 @@ class PropsHopsState:
     lammers: int = field(default=0, compare=False)
     rolls: int = field(default=0, compare=False)
 
-    def wager(self, wager_id: str) -> Wager | None:
-        for w in self.wagers:
-            if w.id == wager_id:
-                return w
-        return None
 
-    def with_wagers(self, wagers: tuple[Wager, ...]) -> PropsHopsState:
-        return replace(self, wagers=wagers)

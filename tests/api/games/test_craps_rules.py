@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from dicecall.api.games import craps
@@ -182,3 +184,9 @@ def test_bad_rolls_are_refused_623a_9_a(faces):
 def test_options_outside_the_regulation_are_refused(options):
     with pytest.raises(OptionsRefused):
         CrapsOptions(**options)
+
+
+def test_lay_vigorish_is_exact_at_any_rate_623a_5_g_3_ii_A():
+    """3% of what a $5 lay on the 5 can win (2/3 of $5 = 333 1/3 cents) is 10 cents."""
+    state = table(rolls=[POINT[4]], options=CrapsOptions(vig_rate=Fraction(3, 100)))
+    assert craps.place(state, Wager.of("l", "lay", 500, number=5)).fee == 10
