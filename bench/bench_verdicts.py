@@ -1,0 +1,126 @@
+"""Scenario suite for the roll verdicts (issue 6): generated scenes with known truth, read by
+the committed model, called by `vision.verdict`, printed as truth against verdict per game.
+
+    python bench/bench_verdicts.py [--count 1000] [--seed 9100] [--data DIR]
+
+Scenes come from `dicecall datasets generate` with seeds never used in training (default
+9100+). Truth comes from the physics labels:
+  stacked      a die rests on another (623a.8(b), 668a.3(h), 675a.4(b))
+  out_of_zone  a die outside the shaker / throw box / table, or fewer dice in the zone
+  void         a cocked die resting on more than one side (up margin < 10 deg; 623a.9(b))
+  cocked_ph    a Props & Hops die not flat on the shaker floor (668a.3(h))
+  cocked_ok    Craps / High Roll cocked die that counts (623a.9(b), 675a.4(c)): valid
+  valid        everything flat and in the zone
+Targets: unsafe scenes not called valid >= 99.5 %; valid rolls called valid >= 99 %; a wrong
+face on a roll called valid <= 0.1 % of rolls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from dicecall.vision.images import load_image
+from dicecall.vision.profiles import Zones, profile
+from dicecall.vision.reader import DiceReader
+from dicecall.vision.verdict import VALID, verdict
+
+SCENES = {"shaker": "shaker", "throwbox": "throw_box", "craps": "table"}
+UNSAFE = ("stacked", "out_of_zone", "void", "cocked_ph")
+VOID_MARGIN_DEG = 10.0
+
+
+def truth(rec) -> tuple[str, list[int]]:
+    """The scene's category and the faces a correct call must report."""
+    in_zone = [d for d in rec.dice if d.in_zone]
+    if any(d.stacked for d in rec.dice):
+        return "stacked", []
+    if len(in_zone) < rec.expected_dice or len(in_zone) < len(rec.dice):
+        return "out_of_zone", []
+    cocked = [d for d in in_zone if d.cocked]
+    if any(d.up_margin_deg is not None and d.up_margin_deg < VOID_MARGIN_DEG for d in cocked):
+        return "void", []
+    if cocked and rec.game == "props-and-hops":
+        return "cocked_ph", []
+    return ("cocked_ok" if cocked else "valid"), sorted(d.face for d in in_zone)
+
+
+def zones_of(rec, scene: str) -> Zones:
+    no_roll = {"bank_chips": rec.zones["bank_chips"]} if "bank_chips" in rec.zones else {}
+    return Zones(play=[tuple(p) for p in rec.zones[SCENES[scene]]],
+                 no_roll={k: [tuple(p) for p in v] for k, v in no_roll.items()})
+
+
+def run_scene_type(reader, scene: str, folder: Path) -> dict:
+    from dicecall.datasets.schema import load_folder
+
+    table = collections.Counter()
+    wrong_valid = rolls = 0
+    for path, rec in load_folder(folder):
+        category, faces = truth(rec)
+        frame = load_image(path.parent / rec.image)
+        v = verdict(reader.read(frame), profile(rec.game, rec.expected_dice),
+                    zones_of(rec, scene))
+        table[(category, v.status)] += 1
+        rolls += 1
+        if v.status == VALID and (category in UNSAFE or sorted(v.faces) != faces):
+            wrong_valid += category not in UNSAFE
+    return {"table": table, "rolls": rolls, "wrong_face_valid": wrong_valid}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=9100)
+    parser.add_argument("--data", type=Path, default=None, help="reuse generated scenes here")
+    args = parser.parse_args()
+    from dicecall.datasets.generate import GenerateConfig, generate
+
+    reader = DiceReader()
+    root = args.data or Path(tempfile.mkdtemp(prefix="verdicts-"))
+    totals = collections.Counter()
+    for k, scene in enumerate(SCENES):
+        folder = root / scene
+        if not any(folder.glob("*.json")):
+            generate(GenerateConfig(scene=scene, count=args.count, seed=args.seed + k,
+                                    out=folder), progress=False)
+        result = run_scene_type(reader, scene, folder)
+        print_table(scene, result)
+        for (cat, status), n in result["table"].items():
+            totals["unsafe" if cat in UNSAFE else "safe", status] += n
+        totals["wrong", ""] += result["wrong_face_valid"]
+        totals["rolls", ""] += result["rolls"]
+    print_targets(totals)
+
+
+def print_table(scene: str, result: dict) -> None:
+    table = result["table"]
+    cats = sorted({c for c, _ in table}, key=lambda c: (c in UNSAFE, c))
+    print(f"\n{scene}: {result['rolls']} scenes (rows: truth, columns: verdict)")
+    print(f"{'truth':<14}{'valid':>8}{'no_roll':>9}{'review':>8}")
+    for c in cats:
+        print(f"{c:<14}{table[c, 'valid']:>8}{table[c, 'no_roll']:>9}"
+              f"{table[c, 'needs_review']:>8}")
+    print(f"wrong faces on rolls called valid: {result['wrong_face_valid']}")
+
+
+def print_targets(t: collections.Counter) -> None:
+    unsafe = sum(v for (k, _), v in t.items() if k == "unsafe")
+    safe = sum(v for (k, _), v in t.items() if k == "safe")
+    caught = unsafe - t["unsafe", "valid"]
+    rows = [("unsafe not called valid", caught / max(unsafe, 1), ">= 99.5 %", unsafe),
+            ("valid rolls called valid", t["safe", "valid"] / max(safe, 1), ">= 99 %", safe),
+            ("wrong face on a valid call", t["wrong", ""] / max(t["rolls", ""], 1), "<= 0.1 %",
+             t["rolls", ""])]
+    print(f"\n{'target':<30}{'measured':>10}  {'goal':<10}{'of':>7}")
+    for name, value, goal, n in rows:
+        print(f"{name:<30}{100 * value:>9.2f}%  {goal:<10}{n:>7}")
+    np.set_printoptions()
+
+
+if __name__ == "__main__":
+    main()
