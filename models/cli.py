@@ -1,0 +1,162 @@
+"""`dicecall models ...`: train, export, evaluate and time the dice reader's two models.
+
+torch is imported inside the training and export commands only; `evaluate` and `bench`
+run on onnxruntime, like the edge does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+MODELS_DIR = Path(__file__).resolve().parent
+
+
+def _valid_dirs(data: list[Path], valid: list[Path] | None) -> list[Path]:
+    """Explicit --valid folders, else each YOLO `.../train` folder's sibling `valid`."""
+    if valid:
+        return valid
+    return [d.parent / "valid" for d in data if d.name == "train" and (d.parent / "valid").is_dir()]
+
+
+def train(
+    data: Annotated[
+        list[Path], typer.Option("--data", help="Training folder, YOLO or our JSON; repeat.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Run folder: checkpoints, logs.")],
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seeds weights, data order and augmentation.")
+    ] = 0,
+    epochs: Annotated[int, typer.Option("--epochs", help="Epochs of the detector.")] = 24,
+    reader_epochs: Annotated[
+        int, typer.Option("--reader-epochs", help="Epochs of the reader.")
+    ] = 30,
+    valid: Annotated[
+        list[Path] | None, typer.Option("--valid", help="Validation folders; repeat.")
+    ] = None,
+    stage: Annotated[str, typer.Option("--stage", help="detector, reader or both.")] = "both",
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue from last.pt of each stage.")
+    ] = False,
+    threads: Annotated[int, typer.Option("--threads", help="torch intra-op threads.")] = 2,
+) -> None:
+    """Trains the detector and/or the reader, validating and checkpointing every epoch."""
+    from dicecall.models.data import load_folder
+    from dicecall.models.trainloop import setup_torch
+
+    setup_torch(threads)
+    train_set = [s for d in data for s in load_folder(d)]
+    valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
+    typer.echo(f"train {len(train_set)} images, valid {len(valid_set)} images")
+    if stage in ("detector", "both"):
+        from dicecall.models.det_train import train_detector
+
+        train_detector(train_set, valid_set, out / "detector", epochs, seed, resume)
+    if stage in ("reader", "both"):
+        from dicecall.models.read_train import train_reader
+
+        train_reader(train_set, valid_set, out / "reader", reader_epochs, seed, resume)
+
+
+def export(
+    run: Annotated[Path, typer.Option("--run", help="Run folder of `models train`.")],
+    calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.")],
+    out: Annotated[Path, typer.Option("--out", help="Where the .onnx files go.")] = MODELS_DIR,
+) -> None:
+    """Exports best.pt of each stage to ONNX (FP32 and INT8) and checks them against torch."""
+    from dicecall.models.export import export_all
+
+    report = export_all(run, out, calib)
+    typer.echo(json.dumps(report, indent=1))
+
+
+def evaluate(
+    data: Annotated[list[Path], typer.Option("--data", help="YOLO folders to score; repeat.")],
+    crops: Annotated[
+        list[Path] | None, typer.Option("--crops", help="Single-die crop folders {1..6}/.")
+    ] = None,
+    detector: Annotated[Path, typer.Option("--detector")] = MODELS_DIR / "detector.onnx",
+    reader: Annotated[Path, typer.Option("--reader")] = MODELS_DIR / "reader.onnx",
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Detector peak threshold.")
+    ] = 0.35,
+    failures: Annotated[
+        Path | None, typer.Option("--failures", help="Write failure list JSON here.")
+    ] = None,
+    oracle: Annotated[
+        bool, typer.Option("--oracle", help="Reader only, on the labelled boxes.")
+    ] = False,
+    pip_threshold: Annotated[
+        float, typer.Option("--pip-threshold", help="Pip heatmap peak threshold.")
+    ] = 0.3,
+) -> None:
+    """Scores the ONNX pair on labelled folders by centre matching (DESIGN.md)."""
+    from dicecall.models.data import load_folder
+    from dicecall.models.evaluate import score_samples
+    from dicecall.models.pipeline import OnnxPipeline, score_crops_folder, score_flags
+
+    pipe = OnnxPipeline(detector, reader, threshold, pip_threshold=pip_threshold)
+    fails = {}
+    for d in data:
+        sc = score_samples(load_folder(d), pipe.predict_oracle if oracle else pipe.predict)
+        typer.echo(
+            json.dumps(
+                {
+                    "data": str(d),
+                    "oracle": oracle,
+                    **sc.summary(),
+                    "confusion": sc.confusion.tolist(),
+                }
+            )
+        )
+        fails[str(d)] = sc.failures
+        if oracle:
+            typer.echo(json.dumps({"flags": str(d), **score_flags(pipe, load_folder(d))}))
+    for c in crops or []:
+        typer.echo(json.dumps({"crops": str(c), **score_crops_folder(pipe, c)}))
+    if failures:
+        failures.write_text(json.dumps(fails, indent=1))
+
+
+def sweep(
+    data: Annotated[list[Path], typer.Option("--data", help="Folders to sweep on; repeat.")],
+    detector: Annotated[Path, typer.Option("--detector")] = MODELS_DIR / "detector.onnx",
+) -> None:
+    """Detector threshold sweep: found rate and false detections per image, per folder."""
+    from dicecall.models.data import load_folder
+    from dicecall.models.evaluate import sweep_thresholds
+    from dicecall.models.pipeline import OnnxPipeline
+
+    pipe = OnnxPipeline(detector, detector, threshold=0.1)
+    grid = [0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7]
+    for d in data:
+        for row in sweep_thresholds(load_folder(d), pipe.detect, grid):
+            typer.echo(json.dumps({"data": str(d), **row}))
+
+
+def bench(
+    peer: Annotated[
+        Path, typer.Option("--peer", help="Peer model, e.g. yolo11n-320-untrained.onnx.")
+    ],
+    detector: Annotated[Path, typer.Option("--detector")] = MODELS_DIR / "detector.onnx",
+    reader: Annotated[Path, typer.Option("--reader")] = MODELS_DIR / "reader.onnx",
+    runs: Annotated[int, typer.Option("--runs")] = 200,
+    dice: Annotated[int, typer.Option("--dice", help="Crops per reader call.")] = 2,
+) -> None:
+    """Times detector + reader against the peer in one interleaved run, 2 threads."""
+    from dicecall.models.pipeline import time_models
+
+    typer.echo(json.dumps(time_models(detector, reader, peer, runs, dice), indent=1))
+
+
+def register(app: typer.Typer) -> None:
+    """Adds the `models` group to the `dicecall` command."""
+    group = typer.Typer(
+        help="Train, export, score and time the dice reader's models.", no_args_is_help=True
+    )
+    for fn in (train, export, evaluate, sweep, bench):
+        group.command()(fn)
+    app.add_typer(group, name="models")

@@ -1,0 +1,114 @@
+"""The reader's crop cache and its augmented training crops.
+
+Each labelled die is cut once from its full-resolution image, as a square of CACHE_SPAN
+times the die's size resized to CACHE_SIZE pixels, and kept in one uint8 array. Training
+crops are then cheap affine warps of the cached squares: a side of 1.5x the die size times
+a random factor, the centre moved as a detector's error would move it, any rotation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from dicecall.models.augment import photometric
+from dicecall.models.contract import CROP_SCALE, CROP_SIZE, PIP_GRID, PIP_STRIDE, crop_die
+from dicecall.models.data import TOP_FACE_WIDEN, Sample, read_rgb
+
+CACHE_SIZE = 112  # cached square side, pixels
+CACHE_SPAN = 3.0  # cached square side / die size
+MAX_PIPS = 6
+
+
+@dataclass
+class CropCache:
+    """Parallel arrays, one row per die.
+
+    Attributes:
+        images: [D, 112, 112, 3] uint8 RGB squares centred on the labelled centre.
+        faces: [D] int64 1-6.
+        tilt, stacked: [D] float32 0/1, NaN = unknown.
+        pips: [D, 6, 2] float32 pip centres in cache pixels, NaN-padded; all NaN = unknown.
+        real: [D] bool, from a real photo.
+    """
+
+    images: np.ndarray
+    faces: np.ndarray
+    tilt: np.ndarray
+    stacked: np.ndarray
+    pips: np.ndarray
+    real: np.ndarray
+
+
+def die_size(sample: Sample) -> np.ndarray:
+    """[K] whole-die size in pixels, max(w, h), widened for top-face-only boxes."""
+    b = sample.boxes
+    size = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    return size if sample.whole_box else size * TOP_FACE_WIDEN
+
+
+def build_cache(samples: list[Sample]) -> CropCache:
+    """Cuts every die of every sample into the cache."""
+    ims, faces, tilt, stacked, pips, real = [], [], [], [], [], []
+    for s in samples:
+        if len(s.faces) == 0:
+            continue
+        frame = read_rgb(s.image)
+        for k, ((cx, cy), size) in enumerate(zip(s.centres, die_size(s), strict=True)):
+            span = CACHE_SPAN * max(float(size), 4.0)
+            ims.append(crop_die(frame, cx, cy, span, CACHE_SIZE))
+            p = np.full((MAX_PIPS, 2), np.nan, np.float32)
+            if s.pips[k] is not None:
+                q = (s.pips[k][:MAX_PIPS] - [cx - span / 2, cy - span / 2]) * CACHE_SIZE / span
+                p[: len(q)] = q
+            pips.append(p)
+        faces.append(s.faces)
+        tilt.append(s.tilt)
+        stacked.append(s.stacked)
+        real.append(np.full(len(s.faces), not s.source.startswith("synthetic")))
+    return CropCache(np.stack(ims), np.concatenate(faces), np.concatenate(tilt),
+                     np.concatenate(stacked), np.stack(pips), np.concatenate(real))
+
+
+def random_crop(cache: CropCache, i: int, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """One augmented 64x64 crop of die i and its pip heatmap target.
+
+    Returns:
+        (crop, pip_heat): [64, 64, 3] uint8 RGB; [32, 32] float32 in [0, 1], or all -1 when
+        the die's pips are unknown (the loss masks it).
+    """
+    unit = CACHE_SIZE / CACHE_SPAN  # cache pixels per die size
+    side = CROP_SCALE * unit * np.exp(rng.uniform(np.log(0.8), np.log(1.6)))
+    centre = CACHE_SIZE / 2 + rng.uniform(-0.15, 0.15, 2) * unit
+    angle = rng.uniform(0, 360) if rng.random() < 0.5 else rng.choice([0, 90, 180, 270])
+    k = CROP_SIZE / side
+    m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), float(angle), k)
+    m[:, 2] += CROP_SIZE / 2 - centre
+    if rng.random() < 0.5:  # mirror: a mirrored face has the same number of pips
+        m = np.array([[-1, 0, CROP_SIZE], [0, 1, 0]]) @ np.vstack([m, [0, 0, 1]])
+    src = cache.images[i]
+    if k < 0.8:
+        src = cv2.GaussianBlur(src, (0, 0), 0.4 / k)  # anti-alias, as INTER_AREA would
+    crop = cv2.warpAffine(src, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+    crop = photometric(crop, rng)
+    return crop, _pip_heat(cache.pips[i], m)
+
+
+def _pip_heat(pips: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Gaussian peaks (sigma 1 cell) at the warped pip centres on the 32x32 grid."""
+    ok = ~np.isnan(pips[:, 0])
+    if not ok.any():
+        return np.full((PIP_GRID, PIP_GRID), -1.0, np.float32)
+    q = (pips[ok] @ m[:, :2].T + m[:, 2]) / PIP_STRIDE
+    yy, xx = np.mgrid[0:PIP_GRID, 0:PIP_GRID].astype(np.float32)
+    heat = np.zeros((PIP_GRID, PIP_GRID), np.float32)
+    for x, y in q:
+        ix, iy = int(np.floor(x)), int(np.floor(y))
+        heat = np.maximum(heat, np.exp(-((xx - ix) ** 2 + (yy - iy) ** 2) / 2.0))
+        if 0 <= ix < PIP_GRID and 0 <= iy < PIP_GRID:
+            heat[iy, ix] = 1.0
+    return heat

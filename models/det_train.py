@@ -1,0 +1,181 @@
+"""Training the detector: CenterNet targets, losses, batches and the epoch loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from dicecall.models.augment import detector_view, photometric
+from dicecall.models.contract import DET_SIZE, DET_STRIDE, letterbox
+from dicecall.models.data import Sample, read_rgb
+from dicecall.models.evaluate import decode, match
+from dicecall.models.nets import Detector
+from dicecall.models.trainloop import (
+    RunLog,
+    cosine_lr,
+    load_checkpoint,
+    save_checkpoint,
+    seed_everything,
+)
+
+PATCH = 192  # training crops of the 320 canvas: the net is convolutional, and ~3x cheaper
+MAX_SIDE = 960  # images are cached no larger than this; synthetic frames may be bigger
+MIN_DIE = 3.0  # dice smaller than this many input pixels are left out of the targets
+
+
+def cache_images(samples: list[Sample]) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """Loads every image once, shrunk to MAX_SIDE; returns (rgb, boxes, whole_box)."""
+    out = []
+    for s in samples:
+        img = read_rgb(s.image)
+        k = min(1.0, MAX_SIDE / max(img.shape[:2]))
+        if k < 1.0:
+            img = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        out.append((img, s.boxes * k, s.whole_box))
+    return out
+
+
+def build_targets(dice: np.ndarray, whole_box: bool, size: int) -> dict[str, np.ndarray]:
+    """CenterNet targets for one view.
+
+    Args:
+        dice: [K, 4] cx, cy, w, h, input pixels of a `size` x `size` view.
+        whole_box: the box sizes are whole-die sizes and may train the wh output.
+        size: view side, pixels.
+
+    Returns:
+        heat [1, G, G] gaussian peaks; mask [G, G] 1 at centre cells; wh [2, G, G] and
+        off [2, G, G] regression targets at centre cells; whmask [G, G].
+    """
+    g = size // DET_STRIDE
+    heat = np.zeros((g, g), np.float32)
+    mask, whmask = np.zeros((g, g), np.float32), np.zeros((g, g), np.float32)
+    wh, off = np.zeros((2, g, g), np.float32), np.zeros((2, g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for cx, cy, w, h in dice:
+        if not (0 <= cx < size and 0 <= cy < size) or max(w, h) < MIN_DIE:
+            continue
+        fx, fy = cx / DET_STRIDE, cy / DET_STRIDE
+        ix, iy = int(fx), int(fy)
+        # Peak width grows with the die, as CenterNet's radius does; tiny dice get one cell.
+        sigma = max(0.5, 0.12 * min(w, h) / DET_STRIDE)
+        heat = np.maximum(heat, np.exp(-((xx - ix) ** 2 + (yy - iy) ** 2) / (2 * sigma**2)))
+        heat[iy, ix] = 1.0
+        mask[iy, ix] = 1.0
+        off[:, iy, ix] = (fx - ix, fy - iy)
+        if whole_box:
+            wh[:, iy, ix] = (w, h)
+            whmask[iy, ix] = 1.0
+    return {"heat": heat[None], "mask": mask, "wh": wh, "off": off, "whmask": whmask}
+
+
+def make_batch(cache, idx: np.ndarray, rng: np.random.Generator) -> dict[str, torch.Tensor]:
+    """Augmented views of cache[idx], cropped to PATCH, with their targets, as tensors."""
+    images, targets = [], []
+    for i in idx:
+        img, boxes, whole = cache[i]
+        canvas, dice = detector_view(img, boxes, rng)
+        canvas = photometric(canvas, rng)
+        x0, y0 = rng.integers(0, DET_SIZE - PATCH + 1, 2)
+        x0, y0 = x0 // DET_STRIDE * DET_STRIDE, y0 // DET_STRIDE * DET_STRIDE
+        images.append(canvas[y0 : y0 + PATCH, x0 : x0 + PATCH])
+        targets.append(build_targets(dice - np.array([x0, y0, 0, 0], np.float32), whole, PATCH))
+    batch = {k: torch.from_numpy(np.stack([t[k] for t in targets])) for k in targets[0]}
+    x = np.stack(images).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+    batch["image"] = torch.from_numpy(x)
+    return batch
+
+
+def focal_loss(pred: torch.Tensor, gt: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss, normalised by the number of centres."""
+    pred = pred.clamp(1e-4, 1 - 1e-4)
+    pos = gt.eq(1).float()
+    pos_loss = torch.log(pred) * (1 - pred) ** 2 * pos
+    neg_loss = torch.log(1 - pred) * pred**2 * (1 - gt) ** 4 * (1 - pos)
+    return -(pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
+
+
+def detector_loss(model: Detector, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict]:
+    """Heatmap focal loss + offset L1 + 0.1 * log-size L1 (sizes masked where unknown)."""
+    heat, log_wh, off = model.forward_train(batch["image"])
+    lh = focal_loss(heat, batch["heat"])
+    m = batch["mask"][:, None]
+    lo = ((off - batch["off"]).abs() * m).sum() / m.sum().clamp(min=1)
+    wm = batch["whmask"][:, None]
+    # Log-size error: a 2 px miss matters on a 10 px die, not on a 90 px one.
+    lw = ((log_wh - torch.log(batch["wh"].clamp(min=1))).abs() * wm).sum()
+    lw = lw / (2 * wm.sum()).clamp(min=1)
+    return lh + lo + lw, {"heat": lh.item(), "off": lo.item(), "wh": lw.item()}
+
+
+@torch.no_grad()
+def validate(model: Detector, samples: list[Sample], threshold: float) -> dict:
+    """Dice found / labelled and false detections per image at the contract's letterbox."""
+    if not samples:
+        return {"found": 0.0, "false_per_image": 0.0}
+    model.eval()
+    found = labelled = false = 0
+    for s in samples:
+        x, scale = letterbox(read_rgb(s.image))
+        heat, wh, off = (t[0].numpy() for t in model(torch.from_numpy(x)))
+        dets = decode(heat[0], wh, off, scale, threshold)
+        n = len(match(dets[:, :2], s.boxes))
+        found, labelled, false = found + n, labelled + len(s.faces), false + len(dets) - n
+    model.train()
+    return {"found": found / max(1, labelled), "false_per_image": false / max(1, len(samples))}
+
+
+def epoch_order(synthetic: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """All real images plus as many synthetic ones (at most), shuffled: the few real photos
+    are not drowned, and each epoch sees a fresh draw of synthetic scenes."""
+    real, synth = np.nonzero(~synthetic)[0], np.nonzero(synthetic)[0]
+    cap = max(len(real), 64)
+    if len(synth) > cap:
+        synth = rng.choice(synth, cap, replace=False)
+    return rng.permutation(np.concatenate([real, synth]))
+
+
+def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: int, seed: int,
+                   resume: bool, batch_size: int = 16, lr: float = 3e-3,
+                 stop_after: int | None = None) -> Path:
+    """Trains, validating and checkpointing every epoch; returns the best checkpoint's path.
+
+    `stop_after` ends this call after that many epochs, as an interruption would (tests).
+    """
+    log = RunLog(out)
+    seed_everything(seed)
+    model = Detector()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    start, best = 0, -1e9
+    if resume and (out / "last.pt").is_file():
+        start, best, _ = load_checkpoint(out / "last.pt", model, opt)
+        log(event="resume", epoch=start)
+    cache = cache_images(train)
+    synthetic = np.array([s.source.startswith("synthetic") for s in train])
+    steps = max(1, len(epoch_order(synthetic, np.random.default_rng(0))) // batch_size)
+    last = epochs if stop_after is None else min(epochs, start + stop_after)
+    for epoch in range(start, last):
+        rng = seed_everything(seed, epoch + 1)
+        order = epoch_order(synthetic, rng)
+        for b in range(steps):
+            for group in opt.param_groups:
+                group["lr"] = cosine_lr(epoch * steps + b, epochs * steps, lr)
+            idx = order[b * batch_size : (b + 1) * batch_size]
+            loss, parts = detector_loss(model, make_batch(cache, idx, rng))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if b % 10 == 0:
+                log(epoch=epoch + 1, step=b, loss=loss.item(), **parts)
+        val_real = validate(model, [s for s in valid if not s.source.startswith("synth")], 0.35)
+        val_syn = validate(model, [s for s in valid if s.source.startswith("synth")], 0.35)
+        score = sum(v["found"] - v["false_per_image"] for v in (val_real, val_syn))
+        log(event="valid", epoch=epoch + 1, real=val_real, synthetic=val_syn)
+        if score > best:
+            best = score
+            save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
+        save_checkpoint(out / "last.pt", model, opt, epoch + 1, best)
+    return out / "best.pt"

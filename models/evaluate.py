@@ -1,0 +1,180 @@
+"""Decoding the detector's maps and scoring readings by centre matching (numpy only).
+
+Scoring follows DESIGN.md "Judging the reader": a predicted die matches a labelled die when
+the predicted centre lies inside the labelled box, one-to-one, nearest centre first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from dicecall.models.contract import DET_STRIDE
+from dicecall.models.data import Sample, read_rgb
+
+DET_THRESHOLD = 0.35  # default heatmap peak threshold, chosen on the validation sets
+PIP_THRESHOLD = 0.3  # pip heatmap peak threshold, chosen on the synthetic validation set
+
+
+def decode(
+    heat: np.ndarray,
+    wh: np.ndarray,
+    offset: np.ndarray,
+    scale: float,
+    threshold: float = DET_THRESHOLD,
+    max_dice: int = 100,
+) -> np.ndarray:
+    """Turns detector maps into dice.
+
+    Args:
+        heat: [80, 80] centre probability.
+        wh: [2, 80, 80] box width, height, detector input pixels.
+        offset: [2, 80, 80] centre offset in cells (x, y).
+        scale: the letterbox scale s; frame pixel = input pixel / s.
+        threshold: minimum peak probability.
+        max_dice: keep at most this many, highest first.
+
+    Returns:
+        [M, 5] float32 cx, cy, w, h (frame pixels) and score, highest score first.
+    """
+    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-heat[ys, xs], kind="stable")[:max_dice]
+    ys, xs = ys[order], xs[order]
+    cx = (xs + offset[0, ys, xs]) * DET_STRIDE / scale
+    cy = (ys + offset[1, ys, xs]) * DET_STRIDE / scale
+    out = np.stack([cx, cy, wh[0, ys, xs] / scale, wh[1, ys, xs] / scale, heat[ys, xs]], 1)
+    return out.astype(np.float32).reshape(-1, 5)
+
+
+def match(centres: np.ndarray, boxes: np.ndarray) -> list[tuple[int, int]]:
+    """One-to-one matches of predicted centres to labelled boxes, nearest centre first.
+
+    Args:
+        centres: [M, 2] predicted centres, pixels.
+        boxes: [K, 4] labelled x0, y0, x1, y1, pixels.
+
+    Returns:
+        (prediction index, label index) pairs.
+    """
+    if len(centres) == 0 or len(boxes) == 0:
+        return []
+    px, py = centres[:, 0:1], centres[:, 1:2]
+    inside = (px >= boxes[:, 0]) & (px <= boxes[:, 2]) & (py >= boxes[:, 1]) & (py <= boxes[:, 3])
+    bc = (boxes[:, :2] + boxes[:, 2:]) / 2
+    dist = np.hypot(px - bc[:, 0], py - bc[:, 1])
+    pairs = sorted(zip(*np.nonzero(inside), strict=True), key=lambda ij: dist[ij])
+    used_p, used_l, out = set(), set(), []
+    for i, j in pairs:
+        if i not in used_p and j not in used_l:
+            used_p.add(i)
+            used_l.add(j)
+            out.append((int(i), int(j)))
+    return out
+
+
+@dataclass
+class Score:
+    """Counts over one dataset; `confusion[true - 1, read - 1]` counts matched dice."""
+
+    images: int = 0
+    labelled: int = 0
+    found: int = 0
+    face_right: int = 0
+    false_dets: int = 0
+    pips_right: int = 0
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((6, 6), np.int64))
+    failures: list[dict] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        """Rates as fractions, plus the raw counts."""
+        n = max(1, self.labelled)
+        return {
+            "images": self.images,
+            "labelled": self.labelled,
+            "found": self.found,
+            "face_right": self.face_right,
+            "false_dets": self.false_dets,
+            "pips_right": self.pips_right,
+            "found_rate": self.found / n,
+            "face_rate": self.face_right / n,
+            "pip_count_rate": self.pips_right / n,
+            "false_per_image": self.false_dets / max(1, self.images),
+        }
+
+
+Predictor = Callable[[np.ndarray, Sample], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def count_pips(pip_heatmap: np.ndarray, threshold: float = PIP_THRESHOLD) -> np.ndarray:
+    """Pip count per crop: 3x3 local maxima of the pip heatmap above `threshold`.
+
+    Args:
+        pip_heatmap: [N, 1, 32, 32] sigmoid pip heatmap.
+
+    Returns:
+        [N] int64 counts.
+    """
+    out = np.zeros(len(pip_heatmap), np.int64)
+    for i, h in enumerate(pip_heatmap[:, 0]):
+        out[i] = int(((h >= cv2.dilate(h, np.ones((3, 3), np.uint8))) & (h >= threshold)).sum())
+    return out
+
+
+def score_samples(samples: list[Sample], predict: Predictor) -> Score:
+    """Runs `predict(frame_rgb, sample) -> (dice [M, 5], faces [M], pip counts [M])` on each
+    sample and scores it; a predictor that is not an oracle ignores the sample's labels."""
+    sc = Score()
+    for s in samples:
+        dets, faces, pips = predict(read_rgb(s.image), s)
+        pairs = match(dets[:, :2], s.boxes)
+        sc.images += 1
+        sc.labelled += len(s.faces)
+        sc.found += len(pairs)
+        sc.false_dets += len(dets) - len(pairs)
+        for i, j in pairs:
+            sc.confusion[s.faces[j] - 1, faces[i] - 1] += 1
+            sc.face_right += int(faces[i] == s.faces[j])
+            sc.pips_right += int(pips[i] == s.faces[j])
+        missed = len(s.faces) - len(pairs)
+        wrong = sum(int(faces[i] != s.faces[j]) for i, j in pairs)
+        if missed or wrong or len(dets) > len(pairs):
+            sc.failures.append(
+                {
+                    "image": str(s.image),
+                    "missed": missed,
+                    "wrong_face": wrong,
+                    "false": len(dets) - len(pairs),
+                }
+            )
+    return sc
+
+
+def sweep_thresholds(
+    samples: list[Sample], detect: Callable[[np.ndarray], np.ndarray], thresholds: list[float]
+) -> list[dict]:
+    """Detection only: found rate and false detections per image at each threshold.
+
+    `detect(frame_rgb)` must return [M, 5] dice with scores, at a threshold at or below
+    the smallest one swept.
+    """
+    dets = [(detect(read_rgb(s.image)), s.boxes) for s in samples]
+    rows = []
+    for t in thresholds:
+        found = false = 0
+        for d, boxes in dets:
+            keep = d[d[:, 4] >= t]
+            n = len(match(keep[:, :2], boxes))
+            found, false = found + n, false + len(keep) - n
+        labelled = sum(len(b) for _, b in dets)
+        rows.append(
+            {
+                "threshold": t,
+                "found_rate": found / max(1, labelled),
+                "false_per_image": false / max(1, len(samples)),
+            }
+        )
+    return rows

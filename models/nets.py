@@ -1,0 +1,145 @@
+"""The two networks, in plain torch: a CenterNet-style detector and a crop reader.
+
+Both are built from 3x3 convolutions, batch norm and ReLU only, which onnxruntime fuses
+into single Conv nodes and which quantize cleanly to INT8. Shapes follow `contract.py`.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def conv_bn(
+    cin: int, cout: int, stride: int = 1, groups: int = 1, act: bool = True
+) -> nn.Sequential:
+    """3x3 (or depthwise when groups = cin) convolution, batch norm, optional ReLU."""
+    layers: list[nn.Module] = [
+        nn.Conv2d(cin, cout, 3, stride, 1, groups=groups, bias=False),
+        nn.BatchNorm2d(cout),
+    ]
+    if act:
+        layers.append(nn.ReLU(inplace=True))
+    return nn.Sequential(*layers)
+
+
+def pw_bn(cin: int, cout: int) -> nn.Sequential:
+    """1x1 convolution, batch norm, ReLU."""
+    return nn.Sequential(nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(True))
+
+
+class SepBlock(nn.Module):
+    """Depthwise 3x3 then pointwise 1x1, with a residual when the shape allows."""
+
+    def __init__(self, cin: int, cout: int, stride: int = 1) -> None:
+        super().__init__()
+        self.dw = conv_bn(cin, cin, stride, groups=cin)
+        self.pw = pw_bn(cin, cout)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.pw(self.dw(x))
+        return x + y if self.residual else y
+
+
+class Detector(nn.Module):
+    """Finds die centres on a 320x320 letterboxed frame.
+
+    Input [B, 3, 320, 320] RGB in [0, 1]. Outputs, all at stride 4 (80x80 cells):
+    heatmap [B, 1, 80, 80] sigmoid probability of a centre; wh [B, 2, 80, 80] box size in
+    input pixels; offset [B, 2, 80, 80] centre offset inside the cell, in cells (0-1).
+    """
+
+    def __init__(self, width: int = 24) -> None:
+        super().__init__()
+        c1, c2, c3, c4 = width, width * 2, width * 3, width * 4
+        self.stem = nn.Sequential(conv_bn(3, 16, 2), conv_bn(16, c1, 2))  # 80x80
+        self.s4 = nn.Sequential(SepBlock(c1, c1), SepBlock(c1, c1))
+        self.s8 = nn.Sequential(SepBlock(c1, c2, 2), SepBlock(c2, c2))  # 40x40
+        self.s16 = nn.Sequential(SepBlock(c2, c3, 2), SepBlock(c3, c3))  # 20x20
+        # Dice up to ~90 px wide at 320 need a receptive field past 100 px: one more level.
+        self.s32 = nn.Sequential(SepBlock(c3, c4, 2), SepBlock(c4, c4))  # 10x10
+        self.lat32, self.lat16 = pw_bn(c4, c3), pw_bn(c3, c2)
+        self.lat8 = pw_bn(c2, c1)
+        self.fuse16, self.fuse8 = SepBlock(c3, c3), SepBlock(c2, c2)
+        self.fuse4 = SepBlock(c1, c1)
+        self.head = nn.Conv2d(c1, 5, 1)
+        nn.init.constant_(self.head.bias[:1], -4.6)  # start near p = 0.01, as CenterNet does
+        nn.init.constant_(self.head.bias[1:3], 3.0)  # wh is predicted as exp(), ~20 px
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        heat, log_wh, offset = self.forward_train(x)
+        return heat, torch.exp(log_wh.clamp(-2.0, 6.0)), offset
+
+    def forward_train(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Like forward, but the size is log(px) without a clamp, so it always has a gradient."""
+        f4 = self.s4(self.stem(x))
+        f8 = self.s8(f4)
+        f16 = self.s16(f8)
+        f32 = self.s32(f16)
+        p16 = self.fuse16(f16 + F.interpolate(self.lat32(f32), scale_factor=2.0, mode="nearest"))
+        p8 = self.fuse8(f8 + F.interpolate(self.lat16(p16), scale_factor=2.0, mode="nearest"))
+        p4 = self.fuse4(f4 + F.interpolate(self.lat8(p8), scale_factor=2.0, mode="nearest"))
+        out = self.head(p4)
+        return torch.sigmoid(out[:, :1]), out[:, 1:3], torch.sigmoid(out[:, 3:5])
+
+
+class Reader(nn.Module):
+    """Reads one die crop: face, pip centres, tilt and stacking.
+
+    Input [N, 3, 64, 64] RGB in [0, 1]. Outputs: face_logits [N, 6] (faces 1-6);
+    pip_heatmap [N, 1, 32, 32] sigmoid, the top face's pip centres at stride 2;
+    tilt_logit [N, 1]; stacked_logit [N, 1].
+    """
+
+    def __init__(self, width: int = 24) -> None:
+        super().__init__()
+        c1, c2, c3 = width, width * 2, width * 4
+        self.b32 = nn.Sequential(conv_bn(3, c1, 2), conv_bn(c1, c1))  # 32x32
+        self.b16 = nn.Sequential(conv_bn(c1, c2, 2), conv_bn(c2, c2))  # 16x16
+        self.b8 = nn.Sequential(conv_bn(c2, c3, 2), conv_bn(c3, c3))  # 8x8
+        self.b4 = nn.Sequential(conv_bn(c3, c3, 2), conv_bn(c3, c3))  # 4x4
+        self.face = nn.Linear(c3, 6)
+        self.flags = nn.Linear(c3, 2)
+        # The pip branch has its own layers from the 32x32 and 16x16 features, so its count
+        # is a second reading that does not pass through the face classifier.
+        self.pip16 = conv_bn(c2, c1)
+        self.pip32 = nn.Sequential(conv_bn(c1, c1), nn.Conv2d(c1, 1, 1))
+        nn.init.constant_(self.pip32[1].bias, -4.6)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        f32 = self.b32(x)
+        f16 = self.b16(f32)
+        f4 = self.b4(self.b8(f16))
+        g = f4.mean(dim=(2, 3))
+        pip = f32 + F.interpolate(self.pip16(f16), scale_factor=2.0, mode="nearest")
+        pip_heatmap = torch.sigmoid(self.pip32(pip))
+        flags = self.flags(g)
+        return self.face(g), pip_heatmap, flags[:, :1], flags[:, 1:2]
+
+
+def count_params(model: nn.Module) -> int:
+    """Number of trainable parameters."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def count_macs(model: nn.Module, shape: tuple[int, ...]) -> int:
+    """Multiply-accumulates of one forward pass on a zero input of `shape` (conv + linear)."""
+    total = 0
+
+    def hook(mod: nn.Module, _inp, out: torch.Tensor) -> None:
+        nonlocal total
+        if isinstance(mod, nn.Conv2d):
+            k = mod.kernel_size[0] * mod.kernel_size[1] * mod.in_channels // mod.groups
+            total += out.numel() * k
+        elif isinstance(mod, nn.Linear):
+            total += out.numel() * mod.in_features
+
+    handles = [m.register_forward_hook(hook) for m in model.modules()
+               if isinstance(m, (nn.Conv2d, nn.Linear))]
+    with torch.no_grad():
+        model.eval()(torch.zeros(shape))
+    for h in handles:
+        h.remove()
+    return total

@@ -1,0 +1,141 @@
+"""Training the reader on the crop cache: face, pip heatmap, tilt and stacked heads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from dicecall.models.contract import CROP_SCALE, crop_die, crops_to_input
+from dicecall.models.crops import CropCache, build_cache, die_size, random_crop
+from dicecall.models.data import Sample, read_rgb
+from dicecall.models.det_train import focal_loss
+from dicecall.models.nets import Reader
+from dicecall.models.trainloop import (
+    RunLog,
+    cosine_lr,
+    load_checkpoint,
+    save_checkpoint,
+    seed_everything,
+)
+
+REAL_REPEAT = 2  # each real die appears this often per epoch: real photos are few
+SYNTH_PER_REAL = 1.0  # at most this many synthetic dice per real die in one epoch
+
+
+def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator
+               ) -> dict[str, torch.Tensor]:
+    """Augmented crops of the dice `idx` with their targets, as tensors."""
+    crops, heats = zip(*(random_crop(cache, int(i), rng) for i in idx), strict=True)
+    return {
+        "crops": torch.from_numpy(crops_to_input(np.stack(crops))),
+        "face": torch.from_numpy(cache.faces[idx] - 1),
+        "pips": torch.from_numpy(np.stack(heats)[:, None]),
+        "tilt": torch.from_numpy(cache.tilt[idx]),
+        "stacked": torch.from_numpy(cache.stacked[idx]),
+    }
+
+
+def _masked_bce(logit: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Binary cross-entropy over the rows whose label is known (not NaN)."""
+    known = ~torch.isnan(target)
+    if not known.any():
+        return logit.sum() * 0.0
+    return F.binary_cross_entropy_with_logits(logit[:, 0][known], target[known])
+
+
+def reader_loss(model: Reader, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict]:
+    """Face cross-entropy + pip focal loss + tilt and stacked BCE, unknown labels masked."""
+    face, pip, tilt, stacked = model(batch["crops"])
+    lf = F.cross_entropy(face, batch["face"], label_smoothing=0.05)
+    known = batch["pips"][:, 0, 0, 0] >= 0
+    lp = focal_loss(pip[known], batch["pips"][known]) if known.any() else pip.sum() * 0.0
+    lt = _masked_bce(tilt, batch["tilt"])
+    ls = _masked_bce(stacked, batch["stacked"])
+    loss = lf + 0.5 * lp + 0.5 * lt + 0.5 * ls
+    return loss, {"face": lf.item(), "pip": lp.item(), "tilt": lt.item(), "stacked": ls.item()}
+
+
+def contract_crops(samples: list[Sample]) -> tuple[np.ndarray, np.ndarray]:
+    """Reader inputs cut exactly as the runtime does, around the labelled dice.
+
+    Returns:
+        (crops, faces): [D, 3, 64, 64] float32; [D] int64 faces 1-6.
+    """
+    crops, faces = [], []
+    for s in samples:
+        frame = read_rgb(s.image)
+        for (cx, cy), size, face in zip(s.centres, die_size(s), s.faces, strict=True):
+            crops.append(crop_die(frame, cx, cy, CROP_SCALE * size))
+            faces.append(face)
+    if not crops:
+        return np.zeros((0, 3, 64, 64), np.float32), np.zeros(0, np.int64)
+    return crops_to_input(np.stack(crops)), np.array(faces, np.int64)
+
+
+@torch.no_grad()
+def accuracy(model: Reader, crops: np.ndarray, faces: np.ndarray) -> float:
+    """Fraction of crops whose arg-max face equals the label (NaN when there are none)."""
+    if len(faces) == 0:
+        return float("nan")
+    model.eval()
+    pred = torch.cat([model(torch.from_numpy(crops[i : i + 256]))[0].argmax(1)
+                      for i in range(0, len(crops), 256)]) + 1
+    model.train()
+    return float((pred.numpy() == faces).mean())
+
+
+def epoch_order(cache: CropCache, rng: np.random.Generator) -> np.ndarray:
+    """Every real die REAL_REPEAT times plus at most SYNTH_PER_REAL synthetic dice per real
+    one (a fresh draw each epoch), shuffled."""
+    real, synth = np.nonzero(cache.real)[0], np.nonzero(~cache.real)[0]
+    cap = max(int(SYNTH_PER_REAL * len(real)), 2000)
+    if len(synth) > cap:
+        synth = rng.choice(synth, cap, replace=False)
+    return rng.permutation(np.concatenate([np.tile(real, REAL_REPEAT), synth]))
+
+
+def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: int, seed: int,
+                 resume: bool, batch_size: int = 128, lr: float = 3e-3,
+                 stop_after: int | None = None) -> Path:
+    """Trains, validating and checkpointing every epoch; returns the best checkpoint's path.
+
+    `stop_after` ends this call after that many epochs, as an interruption would (tests).
+    """
+    log = RunLog(out)
+    seed_everything(seed)
+    model = Reader()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
+    start, best = 0, -1.0
+    if resume and (out / "last.pt").is_file():
+        start, best, _ = load_checkpoint(out / "last.pt", model, opt)
+        log(event="resume", epoch=start)
+    cache = build_cache(train)
+    val_real = contract_crops([s for s in valid if not s.source.startswith("synthetic")])
+    val_syn = contract_crops([s for s in valid if s.source.startswith("synthetic")])
+    steps = max(1, len(epoch_order(cache, np.random.default_rng(0))) // batch_size)
+    log(event="cache", dice=len(cache.faces), real=int(cache.real.sum()), steps=steps)
+    last = epochs if stop_after is None else min(epochs, start + stop_after)
+    for epoch in range(start, last):
+        rng = seed_everything(seed, epoch + 1)
+        order = epoch_order(cache, rng)
+        for b in range(steps):
+            for group in opt.param_groups:
+                group["lr"] = cosine_lr(epoch * steps + b, epochs * steps, lr)
+            idx = order[b * batch_size : (b + 1) * batch_size]
+            loss, parts = reader_loss(model, make_batch(cache, idx, rng))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if b % 20 == 0:
+                log(epoch=epoch + 1, step=b, loss=loss.item(), **parts)
+        acc_real, acc_syn = accuracy(model, *val_real), accuracy(model, *val_syn)
+        log(event="valid", epoch=epoch + 1, real=acc_real, synthetic=acc_syn)
+        score = acc_real if np.isnan(acc_syn) else (acc_real + acc_syn) / 2
+        if score > best:
+            best = score
+            save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
+        save_checkpoint(out / "last.pt", model, opt, epoch + 1, best)
+    return out / "best.pt"

@@ -1,0 +1,78 @@
+"""What both training loops share: seeding, checkpoints, learning rate, logging.
+
+Reproducibility: every epoch draws its data order and augmentation from a generator seeded
+by (seed, epoch), and re-seeds torch the same way, so a run resumed from the checkpoint of
+epoch e continues exactly as the uninterrupted run would have.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+def seed_everything(seed: int, epoch: int = 0) -> np.random.Generator:
+    """Seeds python, numpy and torch for one epoch; returns the epoch's numpy generator."""
+    mixed = seed * 100_003 + epoch
+    random.seed(mixed)
+    np.random.seed(mixed % 2**32)
+    torch.manual_seed(mixed)
+    return np.random.default_rng([seed, epoch])
+
+
+def setup_torch(threads: int = 2) -> None:
+    """Two threads: the machine has two cores, shared with other jobs."""
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def cosine_lr(step: int, total: int, base: float, warmup: int = 100) -> float:
+    """Learning rate with linear warm-up then cosine decay to 2% of `base`."""
+    if step < warmup:
+        return base * (step + 1) / warmup
+    t = min(1.0, (step - warmup) / max(1, total - warmup))
+    return base * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * t)))
+
+
+def save_checkpoint(path: Path, model: torch.nn.Module, opt: torch.optim.Optimizer,
+                    epoch: int, best: float, extra: dict | None = None) -> None:
+    """Writes the state after `epoch` (1-based count of finished epochs) atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": epoch,
+                "best": best, "extra": extra or {}}, tmp)
+    tmp.replace(path)
+
+
+def load_checkpoint(path: Path, model: torch.nn.Module,
+                    opt: torch.optim.Optimizer | None = None) -> tuple[int, float, dict]:
+    """Restores model (and optimizer); returns (finished epochs, best score, extra)."""
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    model.load_state_dict(state["model"])
+    if opt is not None:
+        opt.load_state_dict(state["opt"])
+    return int(state["epoch"]), float(state["best"]), dict(state.get("extra", {}))
+
+
+class RunLog:
+    """Appends one JSON line per event to `log.jsonl` and echoes a short line."""
+
+    def __init__(self, out: Path, echo: bool = True) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        self.path = out / "log.jsonl"
+        self.echo = echo
+        self.t0 = time.time()
+
+    def __call__(self, **fields) -> None:
+        fields = {"t": round(time.time() - self.t0, 1), **fields}
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(fields) + "\n")
+        if self.echo:
+            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                           for k, v in fields.items()), flush=True)

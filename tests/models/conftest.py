@@ -1,0 +1,58 @@
+"""Fixtures for the model tests: a handful of drawn dice images in YOLO layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+# Pip positions on a unit face, per face value, as fractions of the face side.
+_PIPS = {
+    1: [(0.5, 0.5)],
+    2: [(0.25, 0.25), (0.75, 0.75)],
+    3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+    4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
+    5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
+    6: [(0.25, 0.2), (0.75, 0.2), (0.25, 0.5), (0.75, 0.5), (0.25, 0.8), (0.75, 0.8)],
+}
+
+
+def draw_scene(rng: np.random.Generator, size: int = 160) -> tuple[np.ndarray, list[tuple]]:
+    """A flat background with 1-3 white dice with black pips.
+
+    Returns:
+        (bgr image [size, size, 3] uint8, [(face, cx, cy, side)] in pixels).
+    """
+    img = np.full((size, size, 3), rng.integers(40, 200, 3), np.uint8)
+    dice = []
+    for k in range(int(rng.integers(1, 4))):
+        side = int(rng.integers(18, 30))
+        x0, y0 = 10 + 48 * k, int(rng.integers(10, size - side - 10))
+        face = int(rng.integers(1, 7))
+        cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (245, 245, 245), -1)
+        for u, v in _PIPS[face]:
+            cv2.circle(
+                img, (int(x0 + u * side), int(y0 + v * side)), max(2, side // 9), (0, 0, 0), -1
+            )
+        dice.append((face, x0 + side / 2, y0 + side / 2, side))
+    return img, dice
+
+
+@pytest.fixture(scope="session")
+def toy_yolo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four drawn images in YOLO layout (images/, labels/; class = face - 1)."""
+    root = tmp_path_factory.mktemp("toy") / "train"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    rng = np.random.default_rng(7)
+    for i in range(4):
+        img, dice = draw_scene(rng)
+        cv2.imwrite(str(root / "images" / f"toy_{i}.png"), img)
+        h, w = img.shape[:2]
+        rows = [
+            f"{f - 1} {cx / w:.5f} {cy / h:.5f} {s / w:.5f} {s / h:.5f}" for f, cx, cy, s in dice
+        ]
+        (root / "labels" / f"toy_{i}.txt").write_text("\n".join(rows) + "\n")
+    return root

@@ -1,0 +1,85 @@
+"""The committed ONNX files match their model cards and the contract (onnxruntime only).
+
+This test must not need torch: it reads the cards' "Contract" tables and the models' own
+input and output declarations through onnxruntime.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ort = pytest.importorskip("onnxruntime")
+
+from dicecall.models import contract  # noqa: E402
+
+MODELS = Path(contract.__file__).resolve().parent
+ROW = re.compile(r"^\|\s*(input|output)\s*\|\s*`?(\w+)`?\s*\|\s*(\w+)\s*\|\s*\[([^\]]*)\]\s*\|")
+ORT_TYPES = {"tensor(float)": "float32"}
+CASES = [
+    ("detector", "detector.onnx", contract.DETECTOR_INPUTS, contract.DETECTOR_OUTPUTS),
+    ("detector", "detector.int8.onnx", contract.DETECTOR_INPUTS, contract.DETECTOR_OUTPUTS),
+    ("reader", "reader.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
+    ("reader", "reader.int8.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
+]
+
+
+def card_contract(card: Path) -> dict[str, dict[str, tuple[str, list]]]:
+    """{"input": {name: (dtype, shape)}, "output": {...}} from the card's table rows."""
+    out: dict[str, dict[str, tuple[str, list]]] = {"input": {}, "output": {}}
+    for line in card.read_text().splitlines():
+        m = ROW.match(line.strip())
+        if m:
+            dims = [d.strip() for d in m.group(4).split(",")]
+            shape = [int(d) if d.isdigit() else d for d in dims]
+            out[m.group(1)][m.group(2)] = (m.group(3), shape)
+    return out
+
+
+def onnx_contract(path: Path) -> dict[str, dict[str, tuple[str, list]]]:
+    """The same mapping, read from the model through onnxruntime."""
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+    def side(args):
+        return {a.name: (ORT_TYPES.get(a.type, a.type), list(a.shape)) for a in args}
+
+    return {"input": side(sess.get_inputs()), "output": side(sess.get_outputs())}
+
+
+@pytest.mark.parametrize(("card", "name", "inputs", "outputs"), CASES)
+def test_model_matches_card_and_contract(card: str, name: str, inputs: dict, outputs: dict) -> None:
+    path = MODELS / name
+    if not path.is_file():
+        pytest.skip(f"{name} is not committed")
+    declared = card_contract(MODELS / f"{card}.md")
+    actual = onnx_contract(path)
+    assert actual == declared
+    assert actual == {
+        "input": {k: (d, list(s)) for k, (d, s) in inputs.items()},
+        "output": {k: (d, list(s)) for k, (d, s) in outputs.items()},
+    }
+
+
+@pytest.mark.parametrize("name", ["reader.onnx", "reader.int8.onnx"])
+def test_reader_takes_any_number_of_crops(name: str) -> None:
+    path = MODELS / name
+    if not path.is_file():
+        pytest.skip(f"{name} is not committed")
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for n in (1, 3):
+        outs = sess.run(
+            None, {"crops": np.random.default_rng(n).random((n, 3, 64, 64), np.float32)}
+        )
+        assert [o.shape[0] for o in outs] == [n] * 4
+
+
+def test_card_sha256_matches_file() -> None:
+    import hashlib
+
+    for card in ("detector", "reader"):
+        text = (MODELS / f"{card}.md").read_text() if (MODELS / f"{card}.md").is_file() else ""
+        for name, digest in re.findall(r"`([\w.]+\.onnx)`[^`\n]*`([0-9a-f]{64})`", text):
+            assert hashlib.sha256((MODELS / name).read_bytes()).hexdigest() == digest, name
