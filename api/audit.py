@@ -1,0 +1,136 @@
+"""The tamper-evident audit trail: every state change appends one event to a hash chain.
+
+Each event stores its predecessor's hash and its own, the sha256 of the canonical JSON of
+(id, table, kind, payload, time, predecessor's hash). Ids are consecutive and the
+`chain_head` row holds the last id and hash, so `verify` can tell an edited row (its hash no
+longer recomputes), an inserted one (a successor's link or the head does not match) and a
+deleted one (a missing id, a broken link, or a head past the last row).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .db.models import ChainHead, Event
+
+GENESIS = "0" * 64
+
+
+def canonical(obj: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, UTF-8 kept (the same text every time)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def link_hash(event_id: int, table_id: str | None, kind: str, payload: str,
+              created_at: float, prev_hash: str) -> str:
+    """The hash of one event; `payload` is its canonical JSON text as stored."""
+    body = canonical({"id": event_id, "table_id": table_id, "kind": kind,
+                      "payload": payload, "created_at": created_at, "prev": prev_hash})
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+@dataclass
+class Pending:
+    """An event collected during a transaction, appended just before commit."""
+
+    table_id: str | None
+    kind: str
+    payload: dict[str, Any]
+
+
+def _head(session: Session, lock: bool) -> ChainHead:
+    stmt = select(ChainHead).where(ChainHead.id == 1)
+    head = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
+    if head is None:
+        head = ChainHead(id=1, last_id=0, last_hash=GENESIS)
+        session.add(head)
+    return head
+
+
+def append(session: Session, events: Iterable[Pending], lock: bool = True) -> list[Event]:
+    """Appends events to the chain inside the caller's transaction.
+
+    The head row stays locked until commit, so appends of concurrent transactions are
+    serialized and ids become visible in order. Call it last, to keep that lock short.
+
+    Returns:
+        The new Event rows (ids assigned).
+    """
+    events = list(events)
+    if not events:
+        return []
+    head = _head(session, lock)
+    rows = []
+    now = time.time()
+    for pending in events:
+        event_id = head.last_id + 1
+        payload = canonical(pending.payload)
+        digest = link_hash(event_id, pending.table_id, pending.kind, payload, now,
+                           head.last_hash)
+        row = Event(id=event_id, table_id=pending.table_id, kind=pending.kind,
+                    payload=payload, created_at=now, prev_hash=head.last_hash, hash=digest)
+        rows.append(row)
+        head.last_id, head.last_hash = event_id, digest
+    session.add_all(rows)
+    return rows
+
+
+@dataclass
+class Report:
+    """What `verify` found; `problems` name the event ids involved."""
+
+    checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify(session: Session, batch: int = 5000) -> Report:
+    """Walks the whole chain in id order and reports every inconsistency."""
+    report = Report()
+    prev_id, prev_hash = 0, GENESIS
+    last = 0
+    while True:
+        rows = session.scalars(select(Event).where(Event.id > last).order_by(Event.id)
+                               .limit(batch)).all()
+        if not rows:
+            break
+        for row in rows:
+            _check_row(report, row, prev_id, prev_hash)
+            prev_id, prev_hash = row.id, row.hash
+            report.checked += 1
+        last = rows[-1].id
+    head = session.get(ChainHead, 1)
+    head_id, head_hash = (head.last_id, head.last_hash) if head else (0, GENESIS)
+    if head_id > prev_id:
+        report.problems.append(f"events {prev_id + 1}..{head_id} deleted: the chain head "
+                               f"records {head_id} events, the last row is {prev_id}")
+    elif head_id < prev_id:
+        report.problems.append(f"events {head_id + 1}..{prev_id} inserted after the chain "
+                               f"head (which ends at {head_id})")
+    elif head_hash != prev_hash:
+        report.problems.append(f"event {prev_id}: differs from the chain head's hash "
+                               "(last event replaced)")
+    return report
+
+
+def _check_row(report: Report, row: Event, prev_id: int, prev_hash: str) -> None:
+    if row.id != prev_id + 1:
+        report.problems.append(f"events {prev_id + 1}..{row.id - 1} missing (deleted)")
+    if row.prev_hash != prev_hash:
+        report.problems.append(f"event {row.id}: its predecessor hash does not match event "
+                               f"{prev_id} (a row was inserted, deleted or edited before it)")
+    digest = link_hash(row.id, row.table_id, row.kind, row.payload, row.created_at,
+                       row.prev_hash)
+    if digest != row.hash:
+        report.problems.append(f"event {row.id}: contents edited (hash does not recompute)")

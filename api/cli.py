@@ -1,0 +1,107 @@
+"""`dicecall serve`, `dicecall admin ...` and `dicecall audit verify`.
+
+Registered by dicecall/cli.py. FastAPI, SQLAlchemy and uvicorn are imported inside the
+commands so `dicecall --help` stays fast and the edge never loads them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Annotated
+
+import typer
+
+admin = typer.Typer(help="Create tables, devices and tokens (prints secrets once).",
+                    no_args_is_help=True)
+audit_app = typer.Typer(help="The tamper-evident audit trail.", no_args_is_help=True)
+
+
+def _db():
+    from .db.migrate import upgrade
+    from .db.session import Database
+    from .settings import get_settings
+
+    settings = get_settings()
+    upgrade(settings.database_url)
+    return settings, Database(settings.database_url, 2, settings.sqlite_synchronous)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+    workers: Annotated[int, typer.Option(min=1, max=32, help="Processes.")] = 1,
+    log_level: Annotated[str, typer.Option()] = "warning",
+) -> None:
+    """Run the game-resolution service (migrates the database to head first)."""
+    import uvicorn
+
+    from .db.migrate import upgrade
+    from .settings import get_settings
+
+    settings = get_settings()
+    upgrade(settings.database_url)  # once here, so workers do not race to migrate
+    settings.server_key()  # create the key file once, before the workers start
+    os.environ["DICECALL_MIGRATE_ON_START"] = "false"
+    uvicorn.run("dicecall.api.app:create_app", factory=True, host=host, port=port,
+                workers=workers, log_level=log_level, access_log=False)
+
+
+@admin.command("table")
+def create_table(
+    game: Annotated[str, typer.Argument(help="craps, mini-craps, props-and-hops, "
+                                             "high-roll-dice, high-roll-dice-6")],
+    name: Annotated[str, typer.Option()] = "",
+    options: Annotated[str, typer.Option(help="House options as JSON.")] = "{}",
+) -> None:
+    """Create a table and print it as JSON."""
+    from .services.tables import create_table as create
+
+    _, db = _db()
+    typer.echo(json.dumps(create(db, game, name, json.loads(options)), indent=1))
+
+
+@admin.command("device")
+def create_device(
+    table_id: Annotated[str, typer.Argument(help="The table the device reads.")],
+    name: Annotated[str, typer.Option()] = "edge",
+) -> None:
+    """Bind an edge device to a table; its secret is printed this once."""
+    from .services.tables import create_device as create
+
+    settings, db = _db()
+    typer.echo(json.dumps(create(db, settings.server_key(), table_id, name), indent=1))
+
+
+@admin.command("token")
+def create_token(
+    name: Annotated[str, typer.Argument()],
+    role: Annotated[str, typer.Option(help="integration, surveillance or admin")] =
+        "integration",
+) -> None:
+    """Create a bearer token with a role; the token is printed this once."""
+    from .services.tables import create_token as create
+
+    _, db = _db()
+    typer.echo(json.dumps(create(db, name, role), indent=1))
+
+
+@audit_app.command("verify")
+def verify() -> None:
+    """Walk the hash chain; name every edited, inserted or deleted event. Exit 1 if any."""
+    from .audit import verify as run
+
+    _, db = _db()
+    with db.read() as session:
+        report = run(session)
+    for problem in report.problems:
+        typer.echo(f"TAMPERED: {problem}")
+    typer.echo(f"checked {report.checked} events: "
+               f"{'chain intact' if report.ok else f'{len(report.problems)} problem(s)'}")
+    raise typer.Exit(0 if report.ok else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)
+    app.add_typer(admin, name="admin")
+    app.add_typer(audit_app, name="audit")

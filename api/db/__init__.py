@@ -1,0 +1,1 @@
+"""Storage of the game-resolution service: SQLAlchemy 2 models, sessions, migrations."""

@@ -1,0 +1,79 @@
+"""Engines and sessions: one `Database` per process, shared by requests and the CLI.
+
+Write transactions on SQLite start with BEGIN IMMEDIATE behind a process lock: SQLite has
+one writer at a time, and waiting on its busy handler (which sleeps in growing steps)
+instead of a lock would ruin tail latency. PostgreSQL uses row locks (`lock_table`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+
+from sqlalchemy import Engine, create_engine, event, select
+from sqlalchemy.orm import Session
+
+from .models import Table
+
+
+class Database:
+    """An engine plus the right way to open read and write transactions on it."""
+
+    def __init__(self, url: str, pool_size: int = 8, sqlite_synchronous: str = "NORMAL"):
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        self.engine = _make_engine(url, pool_size, sqlite_synchronous)
+        self._write_lock = threading.Lock() if self.is_sqlite else None
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session for reads; nothing is committed."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A session in one transaction, committed on success and rolled back on error."""
+        with self._write_lock or nullcontext(), self.engine.connect() as conn:
+            conn.info["write"] = True
+            try:
+                with Session(bind=conn, expire_on_commit=False) as session, session.begin():
+                    yield session
+            finally:
+                conn.info.pop("write", None)
+
+    def lock_table(self, session: Session, table_id: str) -> Table | None:
+        """The table row, locked until commit (all writes to one table are serialized)."""
+        stmt = select(Table).where(Table.id == table_id)
+        if not self.is_sqlite:  # SQLite: BEGIN IMMEDIATE already holds the write lock
+            stmt = stmt.with_for_update()
+        return session.scalars(stmt).one_or_none()
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _make_engine(url: str, pool_size: int, synchronous: str) -> Engine:
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_size=pool_size, max_overflow=pool_size,
+                             pool_pre_ping=True)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                           pool_size=pool_size, max_overflow=pool_size)
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn, _record) -> None:
+        # Autocommit at the driver level; transactions are begun explicitly below.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute(f"PRAGMA synchronous={synchronous}")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("write") else "BEGIN")
+
+    return engine

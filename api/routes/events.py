@@ -1,0 +1,51 @@
+"""The live event stream (Server-Sent Events), resumable with Last-Event-ID."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import StreamingResponse
+
+from ..deps import BrokerDep, DbDep, SettingsDep
+from ..errors import ApiError
+from ..events import STREAM_KINDS, stream
+from ..schemas.common import errors
+from .tables import Reader
+
+router = APIRouter(tags=["events"])
+
+
+@router.get("/events", response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {}},
+                             "description": "SSE: `id`, `event` (kind), `data` (JSON)."},
+                       **errors(401, 403, 422)})
+async def events(
+    request: Request, db: DbDep, broker: BrokerDep, settings: SettingsDep, _: Reader,
+    table: Annotated[str | None, Query(max_length=64, description="Only this table.")] = None,
+    kinds: Annotated[str | None, Query(max_length=300, description="Comma-separated kinds; "
+                                       "default: " + ",".join(STREAM_KINDS))] = None,
+    follow: Annotated[bool, Query(description="Keep the stream open for live events; "
+                                  "false sends the backlog and ends.")] = True,
+    after: Annotated[int | None, Query(ge=0, le=2**62, description="Start after this event "
+                                       "id (Last-Event-ID wins).")] = None,
+    last_event_id: Annotated[str | None, Header(max_length=20)] = None,
+) -> StreamingResponse:
+    """Roll, settlement, no_roll, needs_review, review, dealer_call_mismatch and
+    sequence_gap events. Reconnect with `Last-Event-ID` to receive every event missed."""
+    start = after or 0
+    if last_event_id:
+        try:
+            start = int(last_event_id)
+        except ValueError:
+            raise ApiError(422, "bad_last_event_id", "Last-Event-ID must be an event "
+                           "id") from None
+    wanted = tuple(k for k in (kinds.split(",") if kinds else STREAM_KINDS) if k)
+    unknown = sorted(set(wanted) - set(STREAM_KINDS))
+    if unknown or not wanted:
+        raise ApiError(422, "bad_kinds", f"unknown kinds {unknown}; known: "
+                       f"{', '.join(STREAM_KINDS)}")
+    body = stream(db, broker, start, table, wanted, follow, settings.sse_poll_s,
+                  settings.sse_heartbeat_s, request.is_disconnected)
+    return StreamingResponse(body, media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -1,0 +1,106 @@
+"""Rolls: posted by a table's edge device (signed), read, reviewed by surveillance."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
+
+from ..db.models import Roll
+from ..deps import BrokerDep, DbDep, Principal, SettingsDep, SignedDevice, require, signed_device
+from ..errors import ApiError
+from ..metrics import INTAKE_LATENCY, INTAKES
+from ..schemas.common import UUID_PATTERN, errors
+from ..schemas.rolls import ReviewIn, RollIn, RollOut
+from ..services import review as review_svc
+from ..services import rolls as svc
+from ..services.settle import roll_view
+from ..services.state import read_table
+from .openapi import request_body
+from .tables import Reader, TableId
+
+router = APIRouter(tags=["rolls"])
+RollId = Annotated[str, Path(pattern=UUID_PATTERN, description="The roll's UUID.")]
+
+
+@router.post("/tables/{table_id}/rolls", status_code=201, response_model=RollOut,
+             responses={200: {"model": RollOut, "description": "A repeated roll_id: the "
+                              "original response, nothing settled again"},
+                        **errors(401, 403, 404, 409, 413, 422)},
+             openapi_extra=request_body(RollIn))
+def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
+              broker: BrokerDep,
+              device: Annotated[SignedDevice, Depends(signed_device)]) -> Response:
+    """Intake of one roll read by the table's edge device (signed, idempotent on roll_id).
+
+    valid: settled through the engine; no_roll: recorded, nothing settled; needs_review:
+    held until `POST /v1/rolls/{roll_id}/review`. Sequence gaps and reordering are
+    reported in `sequence`, stored, and streamed as `sequence_gap` events.
+    """
+    started = time.perf_counter()
+    try:
+        roll = RollIn.model_validate_json(device.body)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False)) from None
+    try:
+        result = svc.intake(db, settings, device.device_id, table_id, roll)
+    except ApiError as exc:
+        INTAKES.labels(roll.verdict, "conflict" if exc.status == 409 else "refused").inc()
+        raise
+    INTAKES.labels(roll.verdict, "replay" if result.replayed else "new").inc()
+    INTAKE_LATENCY.observe(time.perf_counter() - started)
+    if not result.replayed:
+        broker.notify()
+    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+    return Response(result.body, result.status_code, headers=headers,
+                    media_type="application/json")
+
+
+def _rolls(db, table_id: str, after: int, limit: int) -> list[dict]:
+    with db.read() as session:
+        read_table(session, table_id)
+        rows = session.scalars(select(Roll).where(Roll.table_id == table_id,
+                                                  Roll.arrival > after)
+                               .order_by(Roll.arrival).limit(limit)).all()
+        return [roll_view(r) for r in rows]
+
+
+@router.get("/tables/{table_id}/rolls", response_model=list[RollOut],
+            responses=errors(401, 403, 404, 422))
+async def list_rolls(table_id: TableId, db: DbDep, _: Reader,
+                     after: Annotated[int, Query(ge=0, le=2**31, description="Arrival number "
+                                                 "to start after (paging).")] = 0,
+                     limit: Annotated[int, Query(ge=1, le=500)] = 100) -> list[dict]:
+    """The table's rolls in arrival order, each with its settlement."""
+    return await run_in_threadpool(_rolls, db, table_id, after, limit)
+
+
+def _roll(db, roll_id: str) -> dict:
+    with db.read() as session:
+        row = session.get(Roll, roll_id)
+        if row is None:
+            raise ApiError(404, "unknown_roll", f"no roll {roll_id!r}")
+        return roll_view(row)
+
+
+@router.get("/rolls/{roll_id}", response_model=RollOut, responses=errors(401, 403, 404, 422))
+async def get_roll(roll_id: RollId, db: DbDep, _: Reader) -> dict:
+    """One roll as it stands now: status, settlement per wager, review."""
+    return await run_in_threadpool(_roll, db, roll_id)
+
+
+@router.post("/rolls/{roll_id}/review", response_model=RollOut,
+             responses=errors(401, 403, 404, 409, 422))
+def review_roll(roll_id: RollId, body: ReviewIn, db: DbDep, broker: BrokerDep,
+                who: Annotated[Principal, Depends(require("surveillance"))]) -> dict:
+    """Surveillance confirms, corrects or voids a held roll; it then settles (623a.9(c))."""
+    view = review_svc.review(db, roll_id, body.action, body.faces, body.note, who.name)
+    broker.notify()
+    return view
+
+

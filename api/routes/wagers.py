@@ -1,0 +1,52 @@
+"""Wagers on a table: place, reduce or remove where the rules allow, list."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from starlette.concurrency import run_in_threadpool
+
+from ..deps import DbDep
+from ..schemas.common import errors
+from ..schemas.wagers import ChangedOut, PlacedOut, ReduceIn, WagerIn, WagerOut
+from ..services import wagers as svc
+from .rounds import Operator
+from .tables import Reader, TableId
+
+router = APIRouter(tags=["wagers"])
+WagerId = Annotated[str, Path(max_length=64)]
+
+
+@router.post("/tables/{table_id}/wagers", status_code=201, response_model=PlacedOut,
+             responses=errors(401, 403, 404, 409, 422))
+def place_wager(table_id: TableId, body: WagerIn, db: DbDep, who: Operator) -> dict:
+    """Places a wager; the engine refuses it with a code and the rule's section.
+
+    409: the table's state forbids it now (e.g. `bet_closed` after "no more bets",
+    623a.4(a)); 422: the wager itself is wrong (unknown name, limits, units).
+    """
+    return svc.place(db, table_id, body.model_dump(), who.name)
+
+
+@router.patch("/tables/{table_id}/wagers/{wager_id}", response_model=ChangedOut,
+              responses=errors(401, 403, 404, 409, 422))
+def reduce_wager(table_id: TableId, wager_id: WagerId, body: ReduceIn, db: DbDep,
+                 who: Operator) -> dict:
+    """Reduces a wager to `amount` cents (0 removes it), where the rules allow it."""
+    return svc.reduce(db, table_id, wager_id, body.amount, who.name)
+
+
+@router.delete("/tables/{table_id}/wagers/{wager_id}", response_model=ChangedOut,
+               responses=errors(401, 403, 404, 409))
+def remove_wager(table_id: TableId, wager_id: WagerId, db: DbDep, who: Operator) -> dict:
+    """Removes a wager, where the rules allow it (e.g. not a Pass Bet after the point)."""
+    return svc.reduce(db, table_id, wager_id, 0, who.name)
+
+
+@router.get("/tables/{table_id}/wagers", response_model=list[WagerOut],
+            responses=errors(401, 403, 404, 422))
+async def list_wagers(table_id: TableId, db: DbDep, _: Reader,
+                      seat: Annotated[int | None, Query(ge=0, le=20)] = None) -> list[dict]:
+    """Wagers on the layout now, in the order they were placed."""
+    return await run_in_threadpool(svc.listing, db, table_id, seat)

@@ -1,0 +1,57 @@
+"""Wagers: placing, reducing or removing, listing."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from .common import Out, Strict
+
+ParamValue = int | Annotated[list[Annotated[int, Field(ge=1, le=6)]],
+                             Field(min_length=2, max_length=2)]
+
+
+class WagerIn(Strict):
+    """A wager from the catalog (`GET /v1/catalog/{game}`): name, params, cents, seat."""
+
+    id: str | None = Field(None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
+                           description="Unique on the table; generated when omitted.")
+    name: str = Field(min_length=1, max_length=40, description="Canonical wager name.")
+    amount: int = Field(gt=0, le=10**9, description="Cents wagered.")
+    seat: int = Field(0, ge=0, le=20, description="Player position.")
+    params: dict[str, ParamValue] = Field(default_factory=dict, max_length=4,
+                                          description="e.g. {\"number\": 6}.")
+
+    model_config = Strict.model_config | {"json_schema_extra": {"examples": [
+        {"name": "place_to_win", "amount": 1200, "seat": 2, "params": {"number": 6}},
+        {"name": "pass", "amount": 1000, "seat": 1}]}}
+
+
+class WagerOut(Out):
+    id: str
+    name: str
+    amount: int
+    seat: int
+    params: dict[str, int | list[int]]
+    working: bool | None = None
+    point: int | None = None
+
+
+class PlacedOut(Out):
+    wager: WagerOut
+    fee: int = Field(description="Vigorish collected up front (623a.5(g)(3)), cents.")
+    round: int
+
+
+class ReduceIn(Strict):
+    amount: int = Field(ge=0, le=10**9, description="New amount in cents; 0 removes.")
+
+    model_config = Strict.model_config | {"json_schema_extra": {"examples": [{"amount": 600}]}}
+
+
+class ChangedOut(Out):
+    wager_id: str
+    amount: int = Field(description="Amount left on the layout (0: removed).")
+    returned: int = Field(description="Cents handed back to the player.")
+    section: str

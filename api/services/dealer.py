@@ -1,0 +1,72 @@
+"""The dealer's call of a roll, compared with what the camera read.
+
+A disagreement raises an alert: the call is stored with `matches = false` and a
+`dealer_call_mismatch` event goes to the audit chain and the live stream. The camera does
+not overrule the settlement by itself; surveillance follows up on the alert.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import select
+
+from .. import audit
+from ..db.models import DealerCall, Roll
+from ..db.session import Database
+from ..errors import ApiError
+from ..metrics import MISMATCHES
+from .state import now
+
+
+def compare(status: str, camera: list[int] | None, call: dict[str, Any]) -> tuple[bool, str]:
+    """(matches, explanation) of a call against the camera's faces or no-roll."""
+    if call.get("no_roll"):
+        if status == "no_roll":
+            return True, "both called no roll"
+        return False, f"dealer called no roll, the camera read {camera}"
+    if status == "no_roll" or not camera:
+        return False, "the camera called no roll"
+    if call.get("faces") is not None and sorted(call["faces"]) != sorted(camera):
+        return False, f"dealer called faces {call['faces']}, the camera read {camera}"
+    if call.get("total") is not None and call["total"] != sum(camera):
+        return False, f"dealer called {call['total']}, the camera read {sum(camera)}"
+    return True, f"matches the camera ({camera}, total {sum(camera)})"
+
+
+def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> dict:
+    with db.write() as session:
+        roll = session.get(Roll, roll_id)
+        if roll is None:
+            raise ApiError(404, "unknown_roll", f"no roll {roll_id!r}")
+        camera = json.loads(roll.final_faces_json or roll.faces_json) or None
+        matches, detail = compare(roll.status, camera, call)
+        row = DealerCall(roll_id=roll_id, table_id=roll.table_id,
+                         call_json=audit.canonical(call), matches=matches, detail=detail,
+                         caller=who, created_at=now())
+        session.add(row)
+        session.flush()
+        payload = {"roll_id": roll_id, "call": call, "camera_faces": camera,
+                   "matches": matches, "detail": detail, "by": who, "call_id": row.id}
+        events = [audit.Pending(roll.table_id, "dealer_call", payload)]
+        if not matches:
+            events.append(audit.Pending(roll.table_id, "dealer_call_mismatch", payload))
+        audit.append(session, events)
+    if not matches:
+        MISMATCHES.inc()
+    return {"id": row.id, "roll_id": roll_id, "table_id": row.table_id, "matches": matches,
+            "detail": detail, "camera_faces": camera, "created_at": row.created_at}
+
+
+def alerts(db: Database, table_id: str | None, limit: int) -> list[dict]:
+    """Dealer calls that disagreed with the camera, newest first."""
+    stmt = select(DealerCall).where(DealerCall.matches.is_(False))
+    if table_id:
+        stmt = stmt.where(DealerCall.table_id == table_id)
+    with db.read() as session:
+        rows = session.scalars(stmt.order_by(DealerCall.id.desc()).limit(limit)).all()
+    return [{"id": r.id, "roll_id": r.roll_id, "table_id": r.table_id, "matches": r.matches,
+             "detail": r.detail, "camera_faces": None, "created_at": r.created_at}
+            for r in rows]
+

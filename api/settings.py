@@ -1,0 +1,70 @@
+"""Service settings from `DICECALL_*` environment variables (pydantic-settings).
+
+Every bound has a description, so `dicecall serve --help` and the docs can list them.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """The game-resolution service's configuration."""
+
+    model_config = SettingsConfigDict(env_prefix="DICECALL_", extra="forbid")
+
+    database_url: str = Field(
+        "sqlite:///./dicecall.db",
+        description="SQLAlchemy URL; SQLite runs in WAL mode, PostgreSQL via psycopg 3 "
+                    "(postgresql+psycopg://...).")
+    secret_key: SecretStr | None = Field(
+        None, description="Server key that device secrets are derived from; when unset it "
+                          "is read from (or created in) key_file.")
+    key_file: Path = Field(Path("./dicecall.key"), description="Where the server key lives "
+                           "when secret_key is not set (created 0600 on first start).")
+    replay_window_s: float = Field(30.0, gt=0, le=600, description="Accepted clock skew of "
+                                   "signed device requests, seconds, both directions.")
+    max_body_bytes: int = Field(4_000_000, ge=1024, le=64_000_000,
+                                description="Largest request body accepted (413 above).")
+    max_jpeg_bytes: int = Field(1_500_000, ge=1024, le=16_000_000,
+                                description="Largest evidence JPEG accepted, decoded bytes.")
+    evidence_dir: Path = Field(Path("./evidence"), description="Evidence JPEGs, stored by "
+                               "their sha256.")
+    sse_poll_s: float = Field(1.0, gt=0, le=30, description="How often the event stream "
+                              "looks for events written by other processes.")
+    sse_heartbeat_s: float = Field(15.0, gt=0, le=300, description="Comment line sent on an "
+                                   "idle event stream to keep proxies from closing it.")
+    sqlite_synchronous: str = Field("NORMAL", pattern="^(NORMAL|FULL)$", description="SQLite "
+                                    "durability: NORMAL (WAL) survives a killed process, FULL "
+                                    "also a power loss, at an fsync per commit.")
+    db_pool_size: int = Field(8, ge=1, le=64, description="Connections per process "
+                              "(PostgreSQL).")
+    migrate_on_start: bool = Field(True, description="Run `alembic upgrade head` in the "
+                                   "lifespan (serve does it before starting anyway).")
+
+    def server_key(self) -> bytes:
+        """The key device secrets derive from (bytes); creates key_file when needed."""
+        if self.secret_key is not None:
+            return self.secret_key.get_secret_value().encode()
+        path = self.key_file
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # O_EXCL: two workers starting together must not write two different keys.
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                return path.read_text().strip().encode()
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_hex(32))
+        return path.read_text().strip().encode()
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
