@@ -22,8 +22,6 @@ import collections
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.reader import DiceReader
@@ -119,7 +117,6 @@ def print_targets(t: collections.Counter) -> None:
     print(f"\n{'target':<30}{'measured':>10}  {'goal':<10}{'of':>7}")
     for name, value, goal, n in rows:
         print(f"{name:<30}{100 * value:>9.2f}%  {goal:<10}{n:>7}")
-    np.set_printoptions()
 
 
 if __name__ == "__main__":
