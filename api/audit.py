@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.orm import Session
 
 from .db.models import ChainHead, Event
@@ -46,40 +46,43 @@ class Pending:
     payload: dict[str, Any]
 
 
-def _head(session: Session, lock: bool) -> ChainHead:
-    stmt = select(ChainHead).where(ChainHead.id == 1)
-    head = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
-    if head is None:
-        head = ChainHead(id=1, last_id=0, last_hash=GENESIS)
-        session.add(head)
-    return head
+_EVENTS = Event.__table__
+_HEAD = ChainHead.__table__
 
 
-def append(session: Session, events: Iterable[Pending], lock: bool = True) -> list[Event]:
-    """Appends events to the chain inside the caller's transaction.
+def append(session: Session | Connection, events: Iterable[Pending]) -> list[dict]:
+    """Appends events to the chain inside the caller's transaction (Session or Core).
 
-    The head row stays locked until commit, so appends of concurrent transactions are
-    serialized and ids become visible in order. Call it last, to keep that lock short.
+    The head row stays locked until commit (FOR UPDATE; SQLite holds its write lock), so
+    appends of concurrent transactions are serialized and ids become visible in order.
+    Call it last, to keep that lock short.
 
     Returns:
-        The new Event rows (ids assigned).
+        The inserted rows as dicts (ids assigned).
     """
     events = list(events)
     if not events:
         return []
-    head = _head(session, lock)
-    rows = []
+    conn = session.connection() if isinstance(session, Session) else session
+    head = conn.execute(select(_HEAD.c.last_id, _HEAD.c.last_hash)
+                        .where(_HEAD.c.id == 1).with_for_update()).first()
+    if head is None:  # a database created without the migration's genesis row
+        conn.execute(insert(_HEAD).values(id=1, last_id=0, last_hash=GENESIS))
+        head = (0, GENESIS)
+    last_id, last_hash = head
     now = time.time()
+    rows = []
     for pending in events:
-        event_id = head.last_id + 1
+        last_id += 1
         payload = canonical(pending.payload)
-        digest = link_hash(event_id, pending.table_id, pending.kind, payload, now,
-                           head.last_hash)
-        row = Event(id=event_id, table_id=pending.table_id, kind=pending.kind,
-                    payload=payload, created_at=now, prev_hash=head.last_hash, hash=digest)
-        rows.append(row)
-        head.last_id, head.last_hash = event_id, digest
-    session.add_all(rows)
+        digest = link_hash(last_id, pending.table_id, pending.kind, payload, now, last_hash)
+        rows.append({"id": last_id, "table_id": pending.table_id, "kind": pending.kind,
+                     "payload": payload, "created_at": now, "prev_hash": last_hash,
+                     "hash": digest})
+        last_hash = digest
+    conn.execute(insert(_EVENTS), rows)
+    conn.execute(update(_HEAD).where(_HEAD.c.id == 1).values(last_id=last_id,
+                                                             last_hash=last_hash))
     return rows
 
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
-from sqlalchemy import Engine, create_engine, event, select
+from sqlalchemy import Connection, Engine, create_engine, event, select
 from sqlalchemy.orm import Session
 
 from .models import Table
@@ -40,6 +40,17 @@ class Database:
             try:
                 with Session(bind=conn, expire_on_commit=False) as session, session.begin():
                     yield session
+            finally:
+                conn.info.pop("write", None)
+
+    @contextmanager
+    def write_conn(self) -> Iterator[Connection]:
+        """A Core connection in one write transaction (the roll intake's hot path)."""
+        with self._write_lock or nullcontext(), self.engine.connect() as conn:
+            conn.info["write"] = True
+            try:
+                with conn.begin():
+                    yield conn
             finally:
                 conn.info.pop("write", None)
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from .. import audit
 from ..db.models import Device, Roll, SequenceGap, Table
@@ -29,7 +29,7 @@ from ..security import AuthError
 from ..settings import Settings
 from . import evidence
 from .settle import roll_view, settle_roll
-from .state import load_state, locked_table, now, remember
+from .state import load_state, now, remember
 
 
 @dataclass
@@ -44,11 +44,22 @@ def body_hash(roll: RollIn) -> str:
     return hashlib.sha256(audit.canonical(roll.model_dump(mode="json")).encode()).hexdigest()
 
 
-def _replay(row: Roll, digest: str, table_id: str) -> Intake:
+def _replay(row: Any, digest: str, table_id: str) -> Intake:
     if row.body_hash != digest or row.table_id != table_id:
         raise ApiError(409, "roll_id_conflict", f"roll {row.roll_id} was already posted "
                        "with a different body")
     return Intake(200, row.response_json, True)
+
+
+_ROLLS, _TABLES = Roll.__table__, Table.__table__
+_DEVICES, _GAPS = Device.__table__, SequenceGap.__table__
+_TABLE_COLS = ("id", "game", "state_json", "version", "round_no", "betting_open",
+               "arrivals", "held_rolls")
+
+
+class Record(SimpleNamespace):
+    """A row as plain attributes: the hot path skips the ORM's unit of work, and the
+    settlement code (written against the models' attribute names) works on either."""
 
 
 def intake(db: Database, settings: Settings, device_id: str, table_id: str,
@@ -61,15 +72,19 @@ def intake(db: Database, settings: Settings, device_id: str, table_id: str,
                                       (ev.annotated_jpeg_b64, ev.annotated_sha256,
                                        "annotated"))]
     try:
-        with db.write() as session:
-            table = locked_table(db, session, table_id)
-            existing = session.get(Roll, roll.roll_id)
+        with db.write_conn() as conn:
+            row = conn.execute(select(*(_TABLES.c[c] for c in _TABLE_COLS))
+                               .where(_TABLES.c.id == table_id).with_for_update()).first()
+            if row is None:
+                raise ApiError(404, "unknown_table", f"no table {table_id!r}")
+            table = Record(**row._mapping)
+            existing = _stored(conn, roll.roll_id)
             if existing is not None:
                 return _replay(existing, digest, table_id)
-            result, state = _apply(session, table, device_id, roll, digest, stored)
+            result, state = _apply(conn, table, device_id, roll, digest, stored)
     except IntegrityError:
         with db.read() as session:
-            existing = session.get(Roll, roll.roll_id)
+            existing = _stored(session.connection(), roll.roll_id)
             if existing is None:
                 raise
             return _replay(existing, digest, table_id)
@@ -78,7 +93,14 @@ def intake(db: Database, settings: Settings, device_id: str, table_id: str,
     return result
 
 
-def _sequence(session: Session, device: Device, seq: int) -> dict[str, Any]:
+def _stored(conn: Connection, roll_id: str) -> Record | None:
+    row = conn.execute(select(_ROLLS.c.roll_id, _ROLLS.c.body_hash, _ROLLS.c.table_id,
+                              _ROLLS.c.response_json)
+                       .where(_ROLLS.c.roll_id == roll_id)).first()
+    return None if row is None else Record(**row._mapping)
+
+
+def _sequence(conn: Connection, device: Record, seq: int) -> dict[str, Any]:
     """Compares `seq` with the device's highest so far; advances it."""
     last = device.last_seq
     if last is None:
@@ -88,34 +110,35 @@ def _sequence(session: Session, device: Device, seq: int) -> dict[str, Any]:
     elif seq > last + 1:
         out = {"status": "gap", "expected": last + 1, "missing": [last + 1, seq - 1]}
     else:
-        used = session.scalar(select(Roll.roll_id).where(Roll.device_id == device.id,
-                                                         Roll.seq == seq).limit(1))
-        out = {"status": "repeat" if used else "reordered", "expected": last + 1,
+        used = conn.execute(select(_ROLLS.c.roll_id).where(_ROLLS.c.device_id == device.id,
+                                                           _ROLLS.c.seq == seq).limit(1))
+        out = {"status": "repeat" if used.first() else "reordered", "expected": last + 1,
                "missing": None}
     device.last_seq = seq if last is None else max(last, seq)
     return out
 
 
-def _apply(session: Session, table: Table, device_id: str, roll: RollIn, digest: str,
+def _apply(conn: Connection, table: Record, device_id: str, roll: RollIn, digest: str,
            stored: list[bool]) -> tuple[Intake, Any]:
-    device = session.get(Device, device_id)
-    if device is None or device.revoked or device.table_id != table.id:
+    found = conn.execute(select(_DEVICES.c.id, _DEVICES.c.table_id, _DEVICES.c.revoked,
+                                _DEVICES.c.last_seq).where(_DEVICES.c.id == device_id)).first()
+    if found is None or found.revoked or found.table_id != table.id:
         raise AuthError(403, "wrong_table", "this device is not bound to the table")
-    seq = _sequence(session, device, roll.seq)
+    device = Record(**found._mapping)
+    seq = _sequence(conn, device, roll.seq)
     table.arrivals += 1
     reasons = [r.model_dump() for r in roll.reasons]
-    row = Roll(roll_id=roll.roll_id, table_id=table.id, device_id=device_id, seq=roll.seq,
-               arrival=table.arrivals, round_no=table.round_no, body_hash=digest,
-               verdict=roll.verdict, status="held", faces_json=json.dumps(roll.faces),
-               seq_status=seq["status"], received_at=now(), response_json="")
+    row = Record(roll_id=roll.roll_id, table_id=table.id, device_id=device_id, seq=roll.seq,
+                 arrival=table.arrivals, round_no=table.round_no, body_hash=digest,
+                 verdict=roll.verdict, status="held", faces_json=json.dumps(roll.faces),
+                 final_faces_json=None, settlement_json=None, review_json=None,
+                 seq_status=seq["status"], received_at=now(), settled_at=None)
     events = [audit.Pending(table.id, "roll", {
         "roll_id": roll.roll_id, "device_id": device_id, "seq": roll.seq,
         "verdict": roll.verdict, "faces": roll.faces, "round": table.round_no,
         "body_sha256": digest, "evidence": [roll.evidence.clean_sha256,
                                             roll.evidence.annotated_sha256]})]
-    if seq["status"] != "ok" and seq["status"] != "first":
-        _record_sequence(session, table, row, seq, events)
-    state, held_reason = _decide(session, table, row, roll, seq, events)
+    state, held_reason = _decide(table, row, roll, seq, events)
     if held_reason is not None:
         reasons.append(held_reason)
     row.detail_json = json.dumps({
@@ -124,24 +147,32 @@ def _apply(session: Session, table: Table, device_id: str, roll: RollIn, digest:
         "evidence": {"clean_sha256": roll.evidence.clean_sha256,
                      "annotated_sha256": roll.evidence.annotated_sha256,
                      "clean_stored": stored[0], "annotated_stored": stored[1]}})
-    session.add(row)
     row.response_json = json.dumps(roll_view(row), separators=(",", ":"))
-    session.flush()  # a duplicate primary key fails here, before the chain is touched
-    audit.append(session, events)
+    # The insert comes first: a duplicate primary key fails before anything else is written.
+    conn.execute(insert(_ROLLS), vars(row))
+    if seq["status"] not in ("ok", "first"):
+        _record_sequence(conn, table, row, seq, events)
+    conn.execute(update(_TABLES).where(_TABLES.c.id == table.id).values(
+        state_json=table.state_json, version=table.version, round_no=table.round_no,
+        betting_open=table.betting_open, arrivals=table.arrivals,
+        held_rolls=table.held_rolls))
+    conn.execute(update(_DEVICES).where(_DEVICES.c.id == device_id)
+                 .values(last_seq=device.last_seq))
+    audit.append(conn, events)
     return Intake(201, row.response_json, False, row.status == "settled"), state
 
 
-def _record_sequence(session: Session, table: Table, row: Roll, seq: dict,
+def _record_sequence(conn: Connection, table: Record, row: Record, seq: dict,
                      events: list[audit.Pending]) -> None:
     SEQUENCE.labels(seq["status"]).inc()
-    session.add(SequenceGap(table_id=table.id, device_id=row.device_id, roll_id=row.roll_id,
-                            kind=seq["status"], expected=seq["expected"], received=row.seq,
-                            created_at=row.received_at))
+    conn.execute(insert(_GAPS).values(
+        table_id=table.id, device_id=row.device_id, roll_id=row.roll_id, kind=seq["status"],
+        expected=seq["expected"], received=row.seq, created_at=row.received_at))
     events.append(audit.Pending(table.id, "sequence_gap", {
         "roll_id": row.roll_id, "device_id": row.device_id, **seq, "received": row.seq}))
 
 
-def _decide(session: Session, table: Table, row: Roll, roll: RollIn, seq: dict,
+def _decide(table: Record, row: Record, roll: RollIn, seq: dict,
             events: list[audit.Pending]) -> tuple[Any, dict | None]:
     """Settles, records or holds the roll; returns (new state or None, hold reason)."""
     hold = None
@@ -162,8 +193,7 @@ def _decide(session: Session, table: Table, row: Roll, roll: RollIn, seq: dict,
         return None, None
     if hold is None:
         try:
-            return settle_roll(session, table, load_state(table), row, roll.faces,
-                               events), None
+            return settle_roll(None, table, load_state(table), row, roll.faces, events), None
         except RollRefused as exc:
             hold = {"code": exc.code, "section": exc.section or ""}
     row.status = "held"

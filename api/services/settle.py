@@ -35,7 +35,7 @@ def settlement_view(s: Settlement) -> dict[str, Any]:
             "events": list(s.events)}
 
 
-def settle_roll(session: Session, table: Table, state: Any, roll: Roll, faces: list[int],
+def settle_roll(session: Session | None, table: Any, state: Any, roll: Any, faces: list[int],
                 events: list[audit.Pending]) -> Any:
     """Settles `faces` on the table for `roll`; returns the next state.
 
@@ -83,7 +83,7 @@ def drain(session: Session, table: Table, state: Any, events: list[audit.Pending
     return state
 
 
-def roll_view(roll: Roll) -> dict[str, Any]:
+def roll_view(roll: Any) -> dict[str, Any]:
     """The current view of a stored roll (GET); the intake stores its first one."""
     detail = json.loads(roll.detail_json)
     return {"roll_id": roll.roll_id, "table_id": roll.table_id, "device_id": roll.device_id,

@@ -31,7 +31,7 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
-def load_state(table: Table) -> Any:
+def load_state(table: Any) -> Any:
     """The engine state of a (locked or read) table row."""
     hit = _CACHE.get(table.id)
     if hit is not None and hit[0] == table.version:
@@ -39,13 +39,13 @@ def load_state(table: Table) -> Any:
     return serialize.loads(table.state_json)
 
 
-def save_state(table: Table, state: Any) -> None:
+def save_state(table: Any, state: Any) -> None:
     """Writes `state` into the row and bumps its version (commit is the caller's)."""
     table.state_json = serialize.dumps(table.game, state)
     table.version += 1
 
 
-def remember(table: Table, state: Any) -> None:
+def remember(table: Any, state: Any) -> None:
     """Caches the state just committed for the row's current version."""
     _CACHE[table.id] = (table.version, state)
     _CACHE.move_to_end(table.id)

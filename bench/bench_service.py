@@ -1,0 +1,230 @@
+"""Load test of the game-resolution service over loopback, printed as a table.
+
+Starts `dicecall serve` on 127.0.0.1 (a separate process), creates N craps tables with one
+device each and 6 players x 10 wagers per table (place_to_win 4-10 and buy 4, 5, 9, 10:
+they stay up when they win), then every device posts signed rolls one after another, as an
+edge box does, from this process. Dice are drawn from the 30 outcomes that are not a 7 so
+the 60 wagers stay on the layout and every roll settles a full table (each roll pays one
+place and one buy bet per player on 4-10). Requests are bounded in count and time.
+
+    python bench/bench_service.py --db sqlite --db postgres --tables 32 --rolls 150
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+from dicecall.api.signing import sign
+
+NON_SEVEN = [(a, b) for a in range(1, 7) for b in range(1, 7) if a + b != 7]
+PLAYBOOK = [("place_to_win", n) for n in (4, 5, 6, 8, 9, 10)] + [("buy", n) for n in (4, 5, 9, 10)]
+
+
+class HttpConn:
+    """A minimal HTTP/1.1 keep-alive client: the load generator must cost little CPU."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader = self.writer = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def request(self, method: str, path: str, body: bytes,
+                      headers: dict[str, str]) -> tuple[int, bytes]:
+        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        self.writer.write(f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+                          f"Content-Type: application/json\r\nContent-Length: {len(body)}"
+                          f"\r\n{head}\r\n".encode() + body)
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise ConnectionError("server closed the connection")
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        return int(status_line.split()[1]), await self.reader.readexactly(length)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+@contextmanager
+def pg_database(backend: str, admin_url: str):
+    """A fresh PostgreSQL database for one run (dropped after), or None for SQLite."""
+    if backend != "postgres":
+        yield None
+        return
+    import psycopg
+
+    name = f"dicecall_bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        base = admin_url.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://")
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def setup_tables(url: str, n: int, game: str = "craps") -> list[dict]:
+    """Migrates, then creates n tables, a device each and 6 players x 10 wagers."""
+    from dicecall.api.db.migrate import upgrade
+    from dicecall.api.db.session import Database
+    from dicecall.api.services import tables, wagers
+
+    upgrade(url)
+    db = Database(url, 2)
+    out = []
+    for i in range(n):
+        table = tables.create_table(db, game, f"bench {i}", {})
+        device = tables.create_device(db, b"bench-key", table["id"], "cam")
+        for seat in range(6):
+            for name, number in PLAYBOOK:
+                wagers.place(db, table["id"], {"name": name, "amount": 3000, "seat": seat,
+                                               "params": {"number": number}}, "bench")
+        out.append({"table_id": table["id"], "device_id": device["id"],
+                    "secret": device["secret"]})
+    db.dispose()
+    return out
+
+
+def start_server(env: dict, port: int, workers: int = 1) -> subprocess.Popen:
+    """`dicecall serve` on loopback; returns once /healthz answers."""
+    exe = Path(sys.executable).with_name("dicecall")
+    proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--workers",
+                             str(workers)], env=env)
+    for _ in range(300):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                if b" 200 " in s.recv(200):
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("the service did not start")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def roll_payload(seq: int, rng: random.Random) -> bytes:
+    faces = list(rng.choice(NON_SEVEN))
+    return json.dumps({
+        "roll_id": str(uuid.uuid4()), "seq": seq, "verdict": "valid", "faces": faces,
+        "reasons": [], "confidences": [0.99, 0.98],
+        "evidence": {"clean_sha256": "c" * 64, "annotated_sha256": "d" * 64}}).encode()
+
+
+async def device_loop(port: int, table: dict, rolls: int, deadline: float,
+                      latencies: list[float], errors: list[str]) -> int:
+    """Posts `rolls` rolls one at a time (an edge box waits for each answer)."""
+    rng = random.Random(table["table_id"])
+    conn = HttpConn("127.0.0.1", port)
+    await conn.open()
+    path = f"/v1/tables/{table['table_id']}/rolls"
+    done = 0
+    try:
+        for seq in range(1, rolls + 1):
+            if time.monotonic() > deadline:
+                break
+            body = roll_payload(seq, rng)
+            headers = sign(table["secret"], "POST", path, time.time(), body,
+                           device_id=table["device_id"])
+            t0 = time.perf_counter()
+            status, _ = await conn.request("POST", path, body, headers)
+            latencies.append(time.perf_counter() - t0)
+            if status != 201:
+                errors.append(str(status))
+            done += 1
+    finally:
+        await conn.close()
+    return done
+
+
+async def run_load(port: int, tables: list[dict], rolls: int, max_s: float) -> dict:
+    latencies: list[float] = []
+    errors: list[str] = []
+    deadline = time.monotonic() + max_s
+    t0 = time.perf_counter()
+    done = await asyncio.gather(*(device_loop(port, t, rolls, deadline, latencies, errors)
+                                  for t in tables))
+    elapsed = time.perf_counter() - t0
+    lat = sorted(latencies)
+    return {"rolls": sum(done), "seconds": elapsed, "rate": sum(done) / elapsed,
+            "p50_ms": 1000 * lat[len(lat) // 2],
+            "p99_ms": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))],
+            "mean_ms": 1000 * statistics.fmean(lat), "errors": len(errors)}
+
+
+def bench_one(backend: str, args, workdir: Path) -> dict:
+    with pg_database(backend, args.pg) as url:
+        if url is None:
+            url = f"sqlite:///{workdir / f'bench-{uuid.uuid4().hex[:6]}.db'}"
+        env = {**os.environ, "DICECALL_DATABASE_URL": url,
+               "DICECALL_SECRET_KEY": "bench-key", "DICECALL_EVIDENCE_DIR": str(workdir)}
+        tables = setup_tables(url, args.tables)
+        port = free_port()
+        server = start_server(env, port, args.workers)
+        try:
+            result = asyncio.run(run_load(port, tables, args.rolls, args.max_seconds))
+        finally:
+            stop_server(server)
+        result["backend"] = backend
+        return result
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", action="append", choices=["sqlite", "postgres"])
+    parser.add_argument("--tables", type=int, default=32)
+    parser.add_argument("--rolls", type=int, default=150, help="Rolls per device.")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--max-seconds", type=float, default=60.0)
+    parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/test")
+    args = parser.parse_args()
+    load = os.getloadavg()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for backend in args.db or ["sqlite", "postgres"]:
+            rows.append(bench_one(backend, args, Path(tmp)))
+    print(f"\nservice load: {args.tables} tables x 1 device, 6 players x 10 wagers each, "
+          f"{args.workers} worker(s); load average before {load[0]:.2f} {load[1]:.2f} "
+          f"{load[2]:.2f}, after {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'backend':<10}{'rolls':>7}{'secs':>7}{'rolls/s':>9}{'p50 ms':>8}{'p99 ms':>8}"
+          f"{'mean ms':>9}{'errors':>7}")
+    for r in rows:
+        print(f"{r['backend']:<10}{r['rolls']:>7}{r['seconds']:>7.1f}{r['rate']:>9.0f}"
+              f"{r['p50_ms']:>8.1f}{r['p99_ms']:>8.1f}{r['mean_ms']:>9.1f}{r['errors']:>7}")
+
+
+if __name__ == "__main__":
+    main()

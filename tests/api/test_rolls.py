@@ -1,0 +1,120 @@
+"""Roll intake on both backends: settle, no roll, hold and review, queue, idempotency,
+sequence gaps and reordering."""
+
+from __future__ import annotations
+
+import uuid
+
+
+def _table_with_pass(hb, game="craps"):
+    table = hb.table(game)
+    device = hb.device(table)
+    assert hb.wager(table, "pass", 1000, 1).status_code == 201
+    return table, device
+
+
+def test_valid_roll_settles_every_wager(hb):
+    table, device = _table_with_pass(hb)
+    r = hb.post_roll(table, device, hb.body(1, (3, 4)))
+    assert r.status_code == 201
+    roll = r.json()
+    assert roll["status"] == "settled" and roll["round"] == 1
+    (line,) = roll["settlement"]["lines"]
+    assert (line["name"], line["result"], line["paid"]) == ("pass", "win", 1000)
+    assert line["section"].startswith("623a.3(a)(1)")
+    got = hb.client.get(f"/v1/rolls/{roll['roll_id']}", headers=hb.auth()).json()
+    assert got == roll
+    listed = hb.client.get(f"/v1/tables/{table}/rolls", headers=hb.auth()).json()
+    assert [x["roll_id"] for x in listed] == [roll["roll_id"]]
+    current = hb.client.get(f"/v1/tables/{table}/rounds/current", headers=hb.auth()).json()
+    assert current["number"] == 2
+
+
+def test_repeated_roll_id_returns_the_original_and_settles_once(hb):
+    table, device = _table_with_pass(hb)
+    body = hb.body(1, (6, 5))
+    first = hb.post_roll(table, device, body)
+    again = hb.post_roll(table, device, body)
+    assert first.status_code == 201 and again.status_code == 200
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.content == first.content
+    rolls = hb.client.get(f"/v1/tables/{table}/rolls", headers=hb.auth()).json()
+    assert len(rolls) == 1
+    assert hb.client.get(f"/v1/tables/{table}/rounds/current",
+                         headers=hb.auth()).json()["number"] == 2
+
+
+def test_different_body_under_a_known_roll_id_is_409(hb):
+    table, device = _table_with_pass(hb)
+    body = hb.body(1, (6, 5))
+    assert hb.post_roll(table, device, body).status_code == 201
+    r = hb.post_roll(table, device, {**body, "faces": [6, 6]})
+    assert r.status_code == 409 and r.json()["code"] == "roll_id_conflict"
+
+
+def test_no_roll_settles_nothing_and_is_recorded(hb):
+    table, device = _table_with_pass(hb)
+    body = hb.body(1, (3,), verdict="no_roll", reasons=[{"code": "die_off_table",
+                                                        "section": "623a.8(b)"}])
+    r = hb.post_roll(table, device, body)
+    assert r.status_code == 201
+    assert r.json()["status"] == "no_roll" and r.json()["settlement"] is None
+    wagers = hb.client.get(f"/v1/tables/{table}/wagers", headers=hb.auth()).json()
+    assert [w["name"] for w in wagers] == ["pass"]
+
+
+def test_needs_review_holds_then_a_correction_settles(hb):
+    table, device = _table_with_pass(hb)
+    held = hb.post_roll(table, device, hb.body(1, (3, 4), verdict="needs_review")).json()
+    assert held["status"] == "held"
+    queued = hb.post_roll(table, device, hb.body(2, (2, 2))).json()
+    assert queued["status"] == "queued"
+    r = hb.client.post(f"/v1/rolls/{held['roll_id']}/review", headers=hb.auth("surveillance"),
+                       json={"action": "correct", "faces": [1, 1], "note": "2 not 7"})
+    assert r.status_code == 200, r.text
+    done = r.json()
+    assert done["status"] == "settled" and done["final_faces"] == [1, 1]
+    assert done["settlement"]["lines"][0]["result"] == "lose"  # craps 2 on the come out
+    after = hb.client.get(f"/v1/rolls/{queued['roll_id']}", headers=hb.auth()).json()
+    assert after["status"] == "settled"  # drained in order after the review
+    again = hb.client.post(f"/v1/rolls/{held['roll_id']}/review",
+                           headers=hb.auth("surveillance"), json={"action": "confirm"})
+    assert again.status_code == 409 and again.json()["code"] == "not_held"
+
+
+def test_review_needs_the_surveillance_role(hb):
+    table, device = _table_with_pass(hb)
+    held = hb.post_roll(table, device, hb.body(1, (3, 4), verdict="needs_review")).json()
+    r = hb.client.post(f"/v1/rolls/{held['roll_id']}/review", headers=hb.auth(),
+                       json={"action": "confirm"})
+    assert r.status_code == 403
+
+
+def test_sequence_gap_and_reordering_are_reported_and_stored(hb):
+    table, device = _table_with_pass(hb)
+    assert hb.post_roll(table, device, hb.body(1, (2, 2))).json()["sequence"]["status"] \
+        == "first"
+    gap = hb.post_roll(table, device, hb.body(4, (2, 3))).json()
+    assert gap["sequence"] == {"status": "gap", "expected": 2, "missing": [2, 3]}
+    assert gap["status"] == "settled"
+    late = hb.post_roll(table, device, hb.body(2, (5, 5))).json()
+    assert late["sequence"]["status"] == "reordered" and late["status"] == "held"
+    events = hb.client.get("/v1/events", params={"table": table, "follow": "false",
+                                                 "kinds": "sequence_gap"},
+                           headers=hb.auth()).text
+    assert events.count("event: sequence_gap") == 2
+
+
+def test_wrong_number_of_dice_is_held_with_the_engine_reason(hb):
+    table, device = _table_with_pass(hb)
+    r = hb.post_roll(table, device, hb.body(1, (3, 4, 5)))
+    assert r.status_code == 201
+    assert r.json()["status"] == "held"
+    assert r.json()["reasons"][-1]["code"] == "wrong_dice_count"
+
+
+def test_unknown_roll_and_table_are_404(hb):
+    r = hb.client.get(f"/v1/rolls/{uuid.uuid4()}", headers=hb.auth())
+    assert r.status_code == 404 and r.json()["code"] == "unknown_roll"
+    r = hb.client.get("/v1/tables/nope/rolls", headers=hb.auth())
+    assert r.status_code == 404 and r.json()["code"] == "unknown_table"

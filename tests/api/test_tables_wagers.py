@@ -1,0 +1,99 @@
+"""Tables, rounds, shooters and wagers through their routers (engine refusals as errors)."""
+
+from __future__ import annotations
+
+
+def test_create_and_read_a_table(h):
+    r = h.client.post("/v1/tables", headers=h.auth("admin"), json={
+        "game": "props-and-hops", "name": "P&H 1", "options": {"table_min": 200}})
+    assert r.status_code == 201
+    table = r.json()
+    assert table["options"]["table_min"] == 200 and table["round"]["betting_open"]
+    got = h.client.get(f"/v1/tables/{table['id']}", headers=h.auth("surveillance")).json()
+    assert got["game"] == "props-and-hops"
+    assert [t["id"] for t in h.client.get("/v1/tables", headers=h.auth()).json()] == \
+        [table["id"]]
+    assert h.client.get("/v1/tables/nope", headers=h.auth()).status_code == 404
+
+
+def test_options_the_rules_refuse_are_422_with_the_section(h):
+    r = h.client.post("/v1/tables", headers=h.auth("admin"),
+                      json={"game": "craps", "options": {"odds_multiple": 20}})
+    assert r.status_code == 422
+    assert (r.json()["code"], r.json()["section"]) == ("bad_option", "623a.6(e)")
+
+
+def test_place_list_reduce_remove(h):
+    table = h.table()
+    r = h.wager(table, "place_to_win", 1200, 2, number=6)
+    assert r.status_code == 201
+    wid = r.json()["wager"]["id"]
+    r = h.client.patch(f"/v1/tables/{table}/wagers/{wid}", json={"amount": 600},
+                       headers=h.auth())
+    assert r.status_code == 200 and r.json()["returned"] == 600
+    listed = h.client.get(f"/v1/tables/{table}/wagers", headers=h.auth()).json()
+    assert [(w["name"], w["amount"], w["params"]) for w in listed] == \
+        [("place_to_win", 600, {"number": 6})]
+    r = h.client.delete(f"/v1/tables/{table}/wagers/{wid}", headers=h.auth())
+    assert r.status_code == 200 and r.json()["amount"] == 0
+    r = h.client.delete(f"/v1/tables/{table}/wagers/{wid}", headers=h.auth())
+    assert r.status_code == 404
+
+
+def test_engine_refusals_keep_code_and_section(h):
+    table = h.table()
+    r = h.wager(table, "come", 1000)
+    assert r.status_code == 409
+    assert (r.json()["code"], r.json()["section"]) == ("bet_closed", "623a.3(a)(3),(4)")
+    r = h.wager(table, "no_such_wager", 1000)
+    assert r.status_code == 422 and r.json()["code"] == "unknown_wager"
+    r = h.wager(table, "pass", 100)
+    assert r.status_code == 422 and r.json()["code"] == "outside_limits"
+
+
+def test_pass_bet_cannot_be_removed_after_the_point(h):
+    table = h.table()
+    device = h.device(table)
+    wid = h.wager(table, "pass", 1000).json()["wager"]["id"]
+    assert h.post_roll(table, device, h.body(1, (2, 4))).json()["status"] == "settled"
+    r = h.client.delete(f"/v1/tables/{table}/wagers/{wid}", headers=h.auth())
+    assert r.status_code == 409
+    assert (r.json()["code"], r.json()["section"]) == ("not_removable", "623a.4(c)(1)")
+
+
+def _close(h, table, **body):
+    return h.client.post(f"/v1/tables/{table}/rounds/current/no-more-bets",
+                         headers=h.auth(), json=body or None)
+
+
+def test_wagers_after_no_more_bets_are_409_with_the_section(h):
+    for game, name, params, section in (
+            ("craps", "field", {}, "623a.4(a)"),
+            ("props-and-hops", "field", {}, "668a.2(a), 668a.3(e)"),
+            ("high-roll-dice", "pip_street", {"face": 1}, "675a.2(a), 675a.4(a)")):
+        table = h.table(game)
+        r = _close(h, table, round=1)
+        assert r.status_code == 200 and r.json()["betting_open"] is False
+        r = h.wager(table, name, 1000, 1, **params)
+        assert r.status_code == 409, (game, r.text)
+        assert (r.json()["code"], r.json()["section"]) == ("bet_closed", section)
+
+
+def test_the_roll_reopens_betting_and_a_stale_close_is_refused(h):
+    table = h.table("props-and-hops")
+    device = h.device(table)
+    assert h.wager(table, "field", 500, 1).status_code == 201
+    assert _close(h, table).status_code == 200
+    assert h.post_roll(table, device, h.body(1, (1, 2))).json()["status"] == "settled"
+    assert h.wager(table, "field", 500, 1).status_code == 201
+    r = _close(h, table, round=1)
+    assert r.status_code == 409 and r.json()["code"] == "not_current_round"
+
+
+def test_new_shooter_is_craps_only(h):
+    craps = h.table()
+    r = h.client.post(f"/v1/tables/{craps}/shooters", headers=h.auth())
+    assert r.status_code == 201 and r.json()["shooter"] == 2
+    props = h.table("props-and-hops")
+    r = h.client.post(f"/v1/tables/{props}/shooters", headers=h.auth())
+    assert r.status_code == 409 and r.json()["section"] == "668a.3(k)"
