@@ -1,0 +1,158 @@
+"""`dicecall calibrate ...`: camera, zones, exposure, model (see docs/calibration.md).
+
+OpenCV and onnxruntime are imported inside the commands so `dicecall --help` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .cli_model import model, simulate
+
+group = typer.Typer(name="calibrate", no_args_is_help=True,
+                    help="Camera intrinsics, table zones, exposure and the reader's thresholds.")
+group.command(epilog="Example: dicecall calibrate model data/val --out profile.json "
+                     "--report-dir docs/  |  dicecall calibrate model --samples s.npz "
+                     "--out profile.json")(model)
+group.command(epilog="Example: dicecall calibrate simulate --n 200000 --temperature 1.8 "
+                     "--out samples.npz")(simulate)
+
+
+def fail(exc: Exception) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=2)
+
+
+@group.command(epilog="Example: dicecall calibrate camera shots/*.jpg --board charuco "
+                      "--cols 9 --rows 6 --square-mm 25 --marker-mm 18 --out camera.json")
+def camera(
+    images: Annotated[list[Path], typer.Argument(help="photos of the board, one camera mode")],
+    out: Annotated[Path, typer.Option(help="intrinsics JSON to write")] = Path("camera.json"),
+    board: Annotated[str, typer.Option(help="checkerboard or charuco")] = "charuco",
+    cols: Annotated[int, typer.Option(help="squares across")] = 9,
+    rows: Annotated[int, typer.Option(help="squares down")] = 6,
+    square_mm: Annotated[float, typer.Option(help="square side, mm")] = 25.0,
+    marker_mm: Annotated[float, typer.Option(help="ChArUco marker side, mm")] = 18.0,
+    dictionary: Annotated[str, typer.Option(help="ChArUco dictionary")] = "DICT_5X5_100",
+    name: Annotated[str, typer.Option("--camera", help="camera name saved")] = "default",
+    min_views: Annotated[int, typer.Option(help="fewest usable views", min=3)] = 6,
+    fix_k3: Annotated[bool, typer.Option(help="hold k3 at 0")] = False,
+) -> None:
+    """Intrinsics and distortion from checkerboard or ChArUco photos (RMS and views saved)."""
+    from pydantic import ValidationError
+
+    from . import CalibrationError
+    from .intrinsics import calibrate, load_images
+    from .targets import BoardSpec
+
+    try:
+        spec = BoardSpec(kind=board, cols=cols, rows=rows, square_mm=square_mm,
+                         marker_mm=marker_mm, dictionary=dictionary)
+        result, per_view = calibrate(load_images(images), spec, name, min_views, fix_k3)
+    except (CalibrationError, ValidationError) as exc:
+        raise fail(exc) from exc
+    result.save(out)
+    k = result.k_array
+    typer.echo(f"{result.views_used} views, RMS {result.rms_px:.3f} px: fx {k[0, 0]:.2f} fy "
+               f"{k[1, 1]:.2f} cx {k[0, 2]:.2f} cy {k[1, 2]:.2f}, dist "
+               f"{[round(d, 4) for d in result.dist]} -> {out}")
+    for view, err in sorted(per_view.items(), key=lambda kv: -kv[1])[:3]:
+        typer.echo(f"  worst view {view}: {err:.3f} px")
+    for skipped in result.views_rejected:
+        typer.echo(f"  skipped {skipped}")
+
+
+@group.command(epilog="Examples: dicecall calibrate zones --image frame.jpg --layout "
+                      "markers.json --zones zones.json --camera camera.json --out table.json"
+                      "  |  dicecall calibrate zones --image frame.jpg --points "
+                      "'102,88=-560,-330;1180,91=560,-330;1175,700=560,330;99,690=-560,330' "
+                      "--zones zones.json --out table.json")
+def zones(
+    zones_file: Annotated[Path, typer.Option("--zones", help="zones in mm (ZonesFile JSON)")],
+    image: Annotated[Path | None, typer.Option(help="frame of the table")] = None,
+    layout: Annotated[Path | None, typer.Option(help="ArUco marker layout JSON")] = None,
+    points: Annotated[str | None, typer.Option(help="'x,y=X,Y;...' pixel=table mm pairs")] = None,
+    camera_file: Annotated[Path | None, typer.Option("--camera", help="intrinsics JSON")] = None,
+    min_markers: Annotated[int, typer.Option(help="fewest layout markers to see", min=1)] = 3,
+    out: Annotated[Path, typer.Option(help="table calibration JSON")] = Path("table.json"),
+    overlay: Annotated[Path | None, typer.Option(help="PNG with the zones drawn")] = None,
+) -> None:
+    """Table plane from ArUco markers or given points; zones in mm -> pixel zones."""
+    import cv2
+
+    from . import CalibrationError
+    from .camera_model import CameraIntrinsics
+    from .layout import MarkerLayout, ZonesFile, load_json
+    from .table import find_markers, fit_table, parse_points
+    from .zones import calibrate_zones, draw_zones
+
+    try:
+        if (layout is None) == (points is None):
+            raise CalibrationError("give either --layout (markers) or --points")
+        intr = CameraIntrinsics.load(camera_file) if camera_file else None
+        frame = cv2.imread(str(image)) if image else None
+        if image and frame is None:
+            raise CalibrationError(f"{image}: not a readable image")
+        if layout:
+            if frame is None:
+                raise CalibrationError("--layout needs --image")
+            px, mm, ids = find_markers(frame, load_json(MarkerLayout, layout), min_markers)
+            pose = fit_table(px, mm, intr, "markers", ids)
+        else:
+            px, mm = parse_points(points)
+            pose = fit_table(px, mm, intr, "points")
+        table = calibrate_zones(pose, load_json(ZonesFile, zones_file))
+    except CalibrationError as exc:
+        raise fail(exc) from exc
+    table.save(out)
+    typer.echo(f"{pose.source}: {pose.points} points, reprojection RMS {pose.rms_px:.3f} px, "
+               f"max {pose.max_px:.3f} px -> {out}")
+    for d in table.die_px:
+        typer.echo(f"  {d.zone}: die {d.centre_px:.1f} px ({d.min_px:.1f}-{d.max_px:.1f})")
+    if overlay is not None and frame is not None:
+        cv2.imwrite(str(overlay), draw_zones(frame, table))
+
+
+@group.command(epilog="Example: dicecall calibrate exposure card.jpg --gains 1.6,1.9 "
+                      "--exposure-us 8000 --gain 1.0 --out controls.json")
+def exposure(
+    image: Annotated[Path, typer.Argument(help="frame of an 18 % grey card")],
+    region: Annotated[str | None, typer.Option(help="card 'x,y,w,h' pixels (default: "
+                                                    "largest uniform patch)")] = None,
+    gains: Annotated[str, typer.Option(help="ColourGains 'red,blue' of the frame")] = "1,1",
+    exposure_us: Annotated[int, typer.Option(help="ExposureTime of the frame, us")] = 10000,
+    gain: Annotated[float, typer.Option(help="AnalogueGain of the frame")] = 1.0,
+    max_exposure_us: Annotated[int, typer.Option(help="longest exposure allowed, us")] = 20000,
+    out: Annotated[Path, typer.Option(help="controls JSON")] = Path("controls.json"),
+) -> None:
+    """Fixed ColourGains, AnalogueGain and ExposureTime from a grey card."""
+    import cv2
+
+    from . import CalibrationError
+    from .exposure import calibrate_exposure
+
+    try:
+        frame = cv2.imread(str(image))
+        if frame is None:
+            raise CalibrationError(f"{image}: not a readable image")
+        reg = tuple(int(v) for v in region.split(",")) if region else None
+        if reg is not None and len(reg) != 4:
+            raise CalibrationError("--region must be x,y,w,h")
+        r, b = (float(v) for v in gains.split(","))
+        res = calibrate_exposure(frame, reg, (r, b), exposure_us, gain, max_exposure_us)
+    except (CalibrationError, ValueError) as exc:
+        raise fail(exc) from exc
+    Path(out).write_text(res.model_dump_json(indent=2) + "\n")
+    c = res.controls
+    typer.echo(f"patch {res.region}: ColourGains {c.ColourGains}, ExposureTime "
+               f"{c.ExposureTime} us, AnalogueGain {c.AnalogueGain} -> {out}")
+    if res.limited:
+        typer.echo("warning: the gain limit keeps the card below 18 % grey; add light")
+
+
+def register(app: typer.Typer) -> None:
+    """Adds the `calibrate` group to the main `dicecall` app."""
+    app.add_typer(group, name="calibrate")

@@ -1,0 +1,87 @@
+"""`dicecall calibrate model` and `simulate`: the reader's temperature and thresholds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def model(
+    dataset: Annotated[Path | None, typer.Argument(
+        help="labelled set: synthetic JSON folder, YOLO folder, COCO export "
+             "(annotations.json + images/) or crops folder")] = None,
+    samples: Annotated[Path | None, typer.Option(help="reuse a samples .npz instead")] = None,
+    save_samples: Annotated[Path | None, typer.Option(help="write the samples .npz")] = None,
+    out: Annotated[Path, typer.Option(help="model profile JSON")] = Path("profile.json"),
+    report_dir: Annotated[Path | None, typer.Option(help="folder for the report PNGs")] = None,
+    target: Annotated[float, typer.Option(help="error rate allowed among auto-accepted",
+                                          min=1e-7, max=0.5)] = 1e-4,
+    confidence: Annotated[float, typer.Option(help="one-sided bound level", min=0.5,
+                                              max=0.9999)] = 0.95,
+    max_false_flag: Annotated[float, typer.Option(help="largest false cocked/stacked flag "
+                                                       "rate", min=0.0, max=0.5)] = 0.005,
+    limit: Annotated[int | None, typer.Option(help="read at most this many images")] = None,
+    threads: Annotated[int, typer.Option(help="onnxruntime threads", min=1, max=16)] = 2,
+) -> None:
+    """Temperature and thresholds, fitted on half the images and checked on the other half.
+
+    The auto-accept threshold (min_confidence) keeps the error rate of accepted reads under
+    --target with a one-sided Clopper-Pearson bound; tilt and stacked thresholds maximise
+    recall with at most --max-false-flag false flags.
+    """
+    from dicecall.vision.config import ReaderConfig
+
+    from . import CalibrationError
+    from .cli import fail
+    from .model import calibrate_samples, summary_lines
+    from .profile import file_sha256
+    from .scores import Samples
+
+    cfg = ReaderConfig(threads=threads, warmup=0)
+    try:
+        if (dataset is None) == (samples is None):
+            raise CalibrationError("give a labelled DATASET folder or --samples, not both")
+        sha = None
+        if samples is not None:
+            data, source = Samples.load(samples), str(samples)
+        else:
+            from dicecall.vision.reader import DiceReader
+
+            from .collect import collect
+
+            if not dataset.is_dir():
+                raise CalibrationError(f"{dataset}: not a folder")
+            data, counts = collect(DiceReader(cfg), dataset, limit)
+            source, sha = str(dataset), file_sha256(cfg.reader)
+            typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
+        if save_samples is not None:
+            data.save(save_samples)
+        cal = calibrate_samples(data, source, target, confidence, max_false_flag,
+                                reader_sha256=sha)
+    except (CalibrationError, FileNotFoundError) as exc:
+        raise fail(exc) from exc
+    cal.profile.save(out)
+    for line in summary_lines(cal):
+        typer.echo(line)
+    typer.echo(f"profile -> {out}")
+    if report_dir is not None:
+        from .report import write_report
+
+        for p in write_report(cal, report_dir):
+            typer.echo(f"report -> {p}")
+
+
+def simulate(
+    out: Annotated[Path, typer.Option(help="samples .npz to write")],
+    n: Annotated[int, typer.Option(help="dice", min=100, max=5_000_000)] = 200_000,
+    temperature: Annotated[float, typer.Option(help="true temperature", min=0.1,
+                                               max=10.0)] = 1.8,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+) -> None:
+    """Synthetic per-die scores with a known temperature, to try `model --samples`."""
+    from .scores import synthetic_samples
+
+    synthetic_samples(n, temperature, seed).save(out, temperature=temperature, seed=seed)
+    typer.echo(f"{n} synthetic dice (temperature {temperature}, seed {seed}) -> {out}")

@@ -1,0 +1,110 @@
+"""The table's files in millimetres: where the ArUco markers are, and the zones.
+
+Table frame: millimetres on the felt, x to the right and y away from the dealer as seen on
+the printed layout (so the frame is right-handed with z up), z = 0 on the felt. A marker is
+"upright" when its top edge faces +y; OpenCV reports its corners top-left, top-right,
+bottom-right, bottom-left of the upright marker.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from . import CalibrationError
+from .targets import ARUCO_DICTS
+
+Point = tuple[float, float]
+
+
+class Marker(BaseModel):
+    """One printed ArUco marker lying on the table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int = Field(ge=0, le=249, description="marker id in the dictionary")
+    x_mm: float = Field(ge=-5000, le=5000, description="centre x in the table frame, mm")
+    y_mm: float = Field(ge=-5000, le=5000, description="centre y in the table frame, mm")
+    side_mm: float = Field(gt=5, le=500, description="side of the black square, mm")
+    rotation_deg: float = Field(0.0, ge=-360, le=360,
+                                description="counter-clockwise turn from upright, degrees")
+
+    def corners_mm(self) -> np.ndarray:
+        """(4, 2) float64 corners in OpenCV's order (TL, TR, BR, BL of the upright marker)."""
+        h = self.side_mm / 2
+        local = np.array([[-h, h], [h, h], [h, -h], [-h, -h]])
+        a = math.radians(self.rotation_deg)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        return local @ rot.T + [self.x_mm, self.y_mm]
+
+
+class MarkerLayout(BaseModel):
+    """The markers at the throw box / shaker / layout corners."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dictionary: str = Field("DICT_4X4_50", description="ArUco dictionary of the markers")
+    markers: list[Marker] = Field(min_length=1, description="every marker on the table")
+
+    @model_validator(mode="after")
+    def _check(self) -> MarkerLayout:
+        if self.dictionary not in ARUCO_DICTS:
+            raise ValueError(f"dictionary must be one of {ARUCO_DICTS}")
+        ids = [m.id for m in self.markers]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"marker ids repeat: {sorted(ids)}")
+        return self
+
+    def by_id(self) -> dict[int, Marker]:
+        return {m.id: m for m in self.markers}
+
+
+class ZoneSpec(BaseModel):
+    """One zone: a polygon on a surface parallel to the felt."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=40,
+                      description="e.g. shaker, throw_box, table, bank_chips, dice_cup, rail")
+    role: Literal["play", "no_roll", "held"] = Field(
+        description="play: dice must rest here; no_roll: 623a.8(c)(3),(4) areas; held: "
+                    "High Roll Extra Roll holding area (675a.4(e))")
+    polygon_mm: list[Point] = Field(min_length=3, max_length=500,
+                                    description="vertices (x, y) in the table frame, mm")
+    z_mm: float = Field(0.0, ge=-500, le=500,
+                        description="height of the resting surface above the felt, mm (the "
+                                    "shaker floor is above it, a sunken throw box below)")
+
+
+class ZonesFile(BaseModel):
+    """All zones of one table, in millimetres; the edge maps them to pixels."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    die_mm: float = Field(19.0, gt=5, le=60, description="die edge length, mm")
+    zones: list[ZoneSpec] = Field(min_length=1, description="the zones")
+
+    @model_validator(mode="after")
+    def _check(self) -> ZonesFile:
+        names = [z.name for z in self.zones]
+        if len(set(names)) != len(names):
+            raise ValueError(f"zone names repeat: {names}")
+        roles = [z.role for z in self.zones]
+        if roles.count("play") != 1 or roles.count("held") > 1:
+            raise ValueError("need exactly one play zone and at most one held zone")
+        return self
+
+
+def load_json(model: type[BaseModel], path: str | Path):
+    """Reads one of these files with a `CalibrationError` naming the file and the problem."""
+    p = Path(path)
+    if not p.is_file():
+        raise CalibrationError(f"{p}: no such file")
+    try:
+        return model.model_validate_json(p.read_text())
+    except ValueError as exc:
+        raise CalibrationError(f"{p}: not a valid {model.__name__} ({exc})") from exc

@@ -1,0 +1,131 @@
+"""Model calibration end to end on `Samples`: split, fit on one half, check on the other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dicecall.vision.verdict import VerdictConfig
+
+from . import CalibrationError
+from .fit import (
+    AcceptResult,
+    FlagResult,
+    accept_threshold,
+    confidences,
+    fit_temperature,
+    flag_rates,
+    flag_threshold,
+    nll,
+)
+from .profile import Evidence, ModelProfile, ReaderCalibration
+from .scores import Samples
+from .stats import clopper_pearson_upper
+
+MIN_DICE = 50  # below this per half, nothing said about rates means anything
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The profile plus what the report draws."""
+
+    profile: ModelProfile
+    fit: Samples
+    heldout: Samples
+    accept: AcceptResult
+    tilt: FlagResult | None
+    stacked: FlagResult | None
+
+
+def _flag(fit: Samples, held: Samples, which: str, max_false: float, default: float,
+          notes: list[str]) -> tuple[float, FlagResult | None, dict]:
+    score_f, label_f = (fit.tilt, fit.cocked_label) if which == "tilt" else \
+        (fit.stacked, fit.stacked_label)
+    score_h, label_h = (held.tilt, held.cocked_label) if which == "tilt" else \
+        (held.stacked, held.stacked_label)
+    res = flag_threshold(score_f, label_f, max_false)
+    if res is None:
+        notes.append(f"{which}: the labels give no positives or no negatives; threshold left "
+                     f"at {default}")
+        return default, None, {}
+    return res.threshold, res, {"threshold": res.threshold, "max_false_rate": max_false,
+                                "fit": {"recall": res.recall, "false_rate": res.false_rate,
+                                        "positives": res.positives, "negatives": res.negatives},
+                                "heldout": flag_rates(score_h, label_h, res.threshold)}
+
+
+def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
+                      confidence: float = 0.95, max_false_flag: float = 0.005,
+                      base: VerdictConfig | None = None, reader_sha256: str | None = None
+                      ) -> Calibration:
+    """Fits temperature and thresholds on the fit half and measures them on the held-out half.
+
+    Args:
+        samples: matched dice with labels.
+        source: where they came from (recorded).
+        target: error rate allowed among auto-accepted reads.
+        confidence: one-sided level of the Clopper-Pearson bounds.
+        max_false_flag: largest share of flat (or not stacked) dice that may be flagged; the
+            DESIGN target is 0.5 % false no-rolls.
+        base: verdict settings whose uncalibrated fields (void_margin) are kept.
+
+    Raises:
+        CalibrationError: fewer than MIN_DICE dice in either half.
+    """
+    base = base or VerdictConfig()
+    fit, held = samples.halves()
+    if min(len(fit), len(held)) < MIN_DICE:
+        raise CalibrationError(f"{len(fit)} fit and {len(held)} held-out dice; need at least "
+                               f"{MIN_DICE} in each half to calibrate")
+    notes: list[str] = []
+    temp = fit_temperature(fit.logits, fit.face)
+    read, conf = confidences(fit.logits, temp)
+    acc = accept_threshold(conf, read == fit.face, target, confidence)
+    if not acc.certified:
+        notes.append(f"NOT CERTIFIED: no threshold keeps the {confidence:.0%} upper bound on "
+                     f"the error rate under {target:g} (fit half: {len(fit)} dice; at least "
+                     f"{acc.needed} error-free accepted reads are needed); the strictest "
+                     "threshold is written so the edge sends nearly every read to review")
+    read_h, conf_h = confidences(held.logits, temp)
+    ok_h = conf_h >= acc.threshold
+    err_h = int((read_h[ok_h] != held.face[ok_h]).sum())
+    tilt_t, tilt, tilt_ev = _flag(fit, held, "tilt", max_false_flag, base.tilt_threshold, notes)
+    stk_t, stk, stk_ev = _flag(fit, held, "stacked", max_false_flag, base.stacked_threshold,
+                               notes)
+    verdict = VerdictConfig(**{**base.model_dump(), "min_confidence": acc.threshold,
+                               "tilt_threshold": tilt_t, "stacked_threshold": stk_t})
+    evidence = Evidence(
+        source=source, reader_sha256=reader_sha256, dice_fit=len(fit), dice_heldout=len(held),
+        target_error=target, confidence=confidence, certified=acc.certified,
+        fit_accepted=acc.accepted, fit_errors=acc.errors, fit_upper=acc.upper,
+        heldout_accepted=int(ok_h.sum()), heldout_errors=err_h,
+        heldout_upper=clopper_pearson_upper(err_h, int(ok_h.sum()), confidence),
+        nll_before=nll(held.logits, held.face, 1.0), nll_after=nll(held.logits, held.face, temp),
+        tilt=tilt_ev, stacked=stk_ev, notes=notes)
+    profile = ModelProfile(reader=ReaderCalibration(temperature=round(temp, 6)),
+                           verdict=verdict, evidence=evidence)
+    return Calibration(profile, fit, held, acc, tilt, stk)
+
+
+def summary_lines(cal: Calibration) -> list[str]:
+    """A few lines for the terminal."""
+    ev, v = cal.profile.evidence, cal.profile.verdict
+    rate = ev.heldout_errors / max(ev.heldout_accepted, 1)
+    lines = [
+        f"dice: {ev.dice_fit} fit, {ev.dice_heldout} held out ({ev.source})",
+        f"temperature {cal.profile.reader.temperature:.4f}: held-out NLL {ev.nll_before:.4f} "
+        f"-> {ev.nll_after:.4f}",
+        f"min_confidence {v.min_confidence:.7f}: fit {ev.fit_errors}/{ev.fit_accepted} wrong, "
+        f"upper {ev.fit_upper:.2e} ({'certified' if ev.certified else 'NOT certified'} for "
+        f"{ev.target_error:g})",
+        f"  held out: {ev.heldout_errors}/{ev.heldout_accepted} wrong = {rate:.2e}, "
+        f"{ev.confidence:.0%} upper {ev.heldout_upper:.2e}, "
+        f"{ev.heldout_accepted / max(ev.dice_heldout, 1):.1%} auto-accepted",
+    ]
+    for name, e in (("tilt_threshold", ev.tilt), ("stacked_threshold", ev.stacked)):
+        if e:
+            h = e["heldout"]
+            recall, false = (None if h[k] is None else round(h[k], 4)
+                             for k in ("recall", "false_rate"))
+            lines.append(f"{name} {e['threshold']:.4f}: held-out recall {recall}, "
+                         f"false flags {false}")
+    return lines + [f"note: {n}" for n in ev.notes]

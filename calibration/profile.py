@@ -1,0 +1,101 @@
+"""The model profile the edge loads: the reader's temperature and the verdict thresholds,
+with the evidence they were chosen on."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from dicecall.vision.config import ReaderConfig
+from dicecall.vision.verdict import VerdictConfig
+
+from . import CalibrationError
+
+PROFILE_VERSION = 1
+
+
+class ReaderCalibration(BaseModel):
+    """The calibrated `ReaderConfig` fields (same names and bounds)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float = Field(gt=0.0, le=10.0, description="face logit temperature")
+
+
+class Evidence(BaseModel):
+    """What the thresholds rest on; the held-out numbers are an independent check."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(description="labelled set or samples file")
+    reader_sha256: str | None = Field(None, description="sha256 of the reader.onnx calibrated")
+    dice_fit: int = Field(ge=0, description="matched dice in the fit half")
+    dice_heldout: int = Field(ge=0, description="matched dice in the held-out half")
+    target_error: float = Field(gt=0, lt=1, description="error rate allowed among accepted")
+    confidence: float = Field(gt=0, lt=1, description="one-sided level of the bounds")
+    certified: bool = Field(description="the fit half's upper bound meets the target")
+    fit_accepted: int = Field(ge=0, description="reads accepted at the threshold, fit half")
+    fit_errors: int = Field(ge=0, description="wrong among them")
+    fit_upper: float = Field(ge=0, le=1, description="Clopper-Pearson upper bound, fit half")
+    heldout_accepted: int = Field(ge=0, description="reads accepted, held-out half")
+    heldout_errors: int = Field(ge=0, description="wrong among them")
+    heldout_upper: float = Field(ge=0, le=1, description="Clopper-Pearson upper bound, held out")
+    nll_before: float = Field(ge=0, description="held-out NLL at temperature 1, nats")
+    nll_after: float = Field(ge=0, description="held-out NLL at the fitted temperature, nats")
+    tilt: dict = Field(default_factory=dict, description="cocked flag rates, fit and held out")
+    stacked: dict = Field(default_factory=dict, description="die-on-die flag rates")
+    notes: list[str] = Field(default_factory=list, description="warnings a person must read")
+
+
+class ModelProfile(BaseModel):
+    """`dicecall calibrate model` output; `load_profile` turns it into the edge's configs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    profile_version: int = Field(PROFILE_VERSION, ge=1, le=PROFILE_VERSION,
+                                 description="format version")
+    reader: ReaderCalibration = Field(description="-> ReaderConfig")
+    verdict: VerdictConfig = Field(description="-> VerdictConfig, every field")
+    evidence: Evidence = Field(description="how the values were chosen")
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.model_dump_json(indent=2) + "\n")
+
+
+def file_sha256(path: str | Path) -> str | None:
+    p = Path(path)
+    return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
+
+
+def load_profile(path: str | Path, reader: ReaderConfig | None = None,
+                 check_model: bool = True) -> tuple[ReaderConfig, VerdictConfig]:
+    """Reads a profile into the edge's configs.
+
+    Args:
+        path: the profile JSON.
+        reader: the reader settings to apply the temperature to (default settings if None).
+        check_model: refuse a profile calibrated on a different reader.onnx than
+            `reader.reader` (thresholds do not carry over between models).
+
+    Returns:
+        (ReaderConfig with the calibrated temperature, VerdictConfig).
+
+    Raises:
+        CalibrationError: missing or malformed file, or a profile for another model.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise CalibrationError(f"{p}: no such model profile")
+    try:
+        prof = ModelProfile.model_validate_json(p.read_text())
+    except ValueError as exc:
+        raise CalibrationError(f"{p}: not a model profile ({exc})") from exc
+    base = reader or ReaderConfig()
+    want, have = prof.evidence.reader_sha256, file_sha256(base.reader)
+    if check_model and want and have and want != have:
+        raise CalibrationError(f"{p} was calibrated for another reader model (sha256 "
+                               f"{want[:12]}, {base.reader} is {have[:12]}); calibrate again")
+    cfg = ReaderConfig(**{**base.model_dump(), "temperature": prof.reader.temperature})
+    return cfg, prof.verdict

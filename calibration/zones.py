@@ -1,0 +1,121 @@
+"""Zones in millimetres -> `dicecall.vision.profiles.Zones` in raw frame pixels, and the
+size a die should have in each zone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from dicecall.vision.profiles import Zones
+
+from .layout import ZonesFile, ZoneSpec, load_json
+from .table import TablePose
+
+
+class DieSize(BaseModel):
+    """Expected side of a die's top face in one zone, pixels."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    zone: str = Field(description="zone name")
+    centre_px: float = Field(ge=0, description="at the zone's centroid")
+    min_px: float = Field(ge=0, description="smallest over the vertices and the centroid")
+    max_px: float = Field(ge=0, description="largest over the vertices and the centroid")
+
+
+def densify(polygon_mm, step_mm: float) -> np.ndarray:
+    """(M, 2) polygon with extra vertices every `step_mm` along each edge.
+
+    A straight edge on the table is curved in a distorted frame; sampling it keeps the
+    pixel polygon within a fraction of a pixel of the true outline.
+    """
+    poly = np.asarray(polygon_mm, np.float64)
+    out = []
+    for a, b in zip(poly, np.roll(poly, -1, axis=0), strict=True):
+        n = max(1, int(np.ceil(np.linalg.norm(b - a) / step_mm)))
+        out.append(a + (b - a) * (np.arange(n)[:, None] / n))
+    return np.concatenate(out)
+
+
+def zone_pixels(pose: TablePose, zone: ZoneSpec, step_mm: float = 10.0) -> list[tuple[float,
+                                                                                     float]]:
+    """The zone's outline in raw frame pixels (the frames the reader sees)."""
+    px = pose.project(densify(zone.polygon_mm, step_mm), zone.z_mm)
+    return [(round(float(x), 2), round(float(y), 2)) for x, y in px]
+
+
+def to_zones(pose: TablePose, zones: ZonesFile, step_mm: float = 10.0) -> Zones:
+    """Builds the verdict's `Zones` (pixels) from the zones file (mm)."""
+    play = next(z for z in zones.zones if z.role == "play")
+    held = next((z for z in zones.zones if z.role == "held"), None)
+    return Zones(play=zone_pixels(pose, play, step_mm),
+                 no_roll={z.name: zone_pixels(pose, z, step_mm)
+                          for z in zones.zones if z.role == "no_roll"},
+                 held=zone_pixels(pose, held, step_mm) if held else None)
+
+
+def die_side_px(pose: TablePose, at_mm, z_mm: float, die_mm: float) -> float:
+    """Mean side, pixels, of a die's top face (die_mm square at z_mm + die_mm) at `at_mm`.
+
+    Without intrinsics the plane is only known at z = 0, so the face is measured on the felt:
+    about die_mm / camera height (some 4 %) smaller than the top face really appears.
+    """
+    h = die_mm / 2
+    sq = np.asarray(at_mm, float) + np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+    top = z_mm + die_mm if pose.rvec is not None else 0.0
+    px = pose.project(sq, top)
+    return float(np.mean(np.linalg.norm(px - np.roll(px, -1, axis=0), axis=1)))
+
+
+def die_sizes(pose: TablePose, zones: ZonesFile) -> list[DieSize]:
+    """Expected die size in every zone: at the centroid, and the extremes over the vertices
+    and the centroid (lens distortion can make the middle of a zone the largest)."""
+    out = []
+    for z in zones.zones:
+        poly = np.asarray(z.polygon_mm, float)
+        centre = die_side_px(pose, poly.mean(0), z.z_mm, zones.die_mm)
+        sides = [centre] + [die_side_px(pose, p, z.z_mm, zones.die_mm) for p in poly]
+        out.append(DieSize(zone=z.name, centre_px=round(centre, 2),
+                           min_px=round(min(sides), 2), max_px=round(max(sides), 2)))
+    return out
+
+
+class TableCalibration(BaseModel):
+    """`dicecall calibrate zones` output: the plane, the zones in mm and in raw pixels."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pose: TablePose = Field(description="table plane and camera pose")
+    zones_mm: ZonesFile = Field(description="the zones file the pixels were made from")
+    zones_px: Zones = Field(description="zones in raw frame pixels, for the verdict")
+    die_px: list[DieSize] = Field(description="expected die size per zone")
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.model_dump_json(indent=2) + "\n")
+
+
+def calibrate_zones(pose: TablePose, zones: ZonesFile) -> TableCalibration:
+    return TableCalibration(pose=pose, zones_mm=zones, zones_px=to_zones(pose, zones),
+                            die_px=die_sizes(pose, zones))
+
+
+def load_zones(path: str | Path) -> Zones:
+    """The edge's entry point: the verdict's pixel `Zones` from a table calibration file."""
+    return load_json(TableCalibration, path).zones_px
+
+
+def draw_zones(image, table: TableCalibration):
+    """A copy of `image` with every zone outlined and labelled, and its die size."""
+    out = image.copy()
+    colours = {"play": (0, 220, 0), "no_roll": (0, 0, 255), "held": (255, 160, 0)}
+    for spec, size in zip(table.zones_mm.zones, table.die_px, strict=True):
+        px = np.array(zone_pixels(table.pose, spec), np.float32)
+        cv2.polylines(out, [px.round().astype(np.int32).reshape(-1, 1, 2)], True,
+                      colours[spec.role], 2, cv2.LINE_AA)
+        x, y = px.min(0)
+        cv2.putText(out, f"{spec.name} die {size.centre_px:.0f}px", (int(x) + 4, int(y) + 18),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, colours[spec.role], 1, cv2.LINE_AA)
+    return out

@@ -1,0 +1,86 @@
+"""`dicecall calibrate ...` end to end through the Typer app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+from typer.testing import CliRunner
+
+from dicecall.calibration.profile import load_profile
+from dicecall.cli import app
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "calibration" / "examples"
+runner = CliRunner()
+
+
+def test_help_lists_the_commands_with_examples():
+    res = runner.invoke(app, ["calibrate", "--help"])
+    assert res.exit_code == 0
+    for cmd in ("camera", "zones", "exposure", "model", "simulate"):
+        assert cmd in res.output
+        sub = runner.invoke(app, ["calibrate", cmd, "--help"])
+        assert sub.exit_code == 0 and "Example" in sub.output
+
+
+def test_simulate_then_model_writes_profile_and_report(tmp_path):
+    s = tmp_path / "s.npz"
+    assert runner.invoke(app, ["calibrate", "simulate", "--n", "6000", "--out", str(s)]
+                         ).exit_code == 0
+    res = runner.invoke(app, ["calibrate", "model", "--samples", str(s), "--out",
+                              str(tmp_path / "p.json"), "--report-dir", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "temperature" in res.output and "NOT certified" in res.output  # 6000 dice: too few
+    reader, _ = load_profile(tmp_path / "p.json")
+    assert 1.0 < reader.temperature < 3.0
+    for name in ("reliability", "confusion", "threshold", "flags"):
+        img = cv2.imread(str(tmp_path / f"calibration-{name}.png"))
+        assert img is not None and img.shape[0] > 300
+
+
+def test_model_needs_a_source_and_the_model_files(tmp_path):
+    res = runner.invoke(app, ["calibrate", "model"])
+    assert res.exit_code == 2 and "DATASET" in res.output
+    res = runner.invoke(app, ["calibrate", "model", str(tmp_path), "--out",
+                              str(tmp_path / "p.json")])
+    assert res.exit_code == 2
+
+
+def test_camera_with_too_few_images_is_a_clear_error(tmp_path):
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"b{i}.png"), np.full((240, 320, 3), 100 + i, np.uint8))
+    res = runner.invoke(app, ["calibrate", "camera", str(tmp_path / "b0.png"),
+                              str(tmp_path / "b1.png"), "--out", str(tmp_path / "c.json")])
+    assert res.exit_code == 2 and "board not found in any of 2 images" in res.output
+
+
+def test_zones_from_points(tmp_path):
+    pts = "100,80=-600,-370;1180,80=600,-370;1180,700=600,370;100,700=-600,370"
+    res = runner.invoke(app, ["calibrate", "zones", "--points", pts, "--zones",
+                              str(EXAMPLES / "zones-craps.json"), "--out",
+                              str(tmp_path / "t.json")])
+    assert res.exit_code == 0, res.output
+    table = json.loads((tmp_path / "t.json").read_text())
+    assert table["zones_px"]["play"][0] == [100.0, 80.0]
+    assert set(table["zones_px"]["no_roll"]) == {"bank_chips", "dice_cup", "rail"}
+    bad = runner.invoke(app, ["calibrate", "zones", "--points", "1,1=0,0;2,2=1,1;3,3=2,2;4,4=3,3",
+                              "--zones", str(EXAMPLES / "zones-craps.json")])
+    assert bad.exit_code == 2 and "one line" in bad.output
+    both = runner.invoke(app, ["calibrate", "zones", "--zones", str(EXAMPLES /
+                                                                   "zones-shaker.json")])
+    assert both.exit_code == 2 and "either --layout" in both.output
+
+
+def test_exposure_command(tmp_path):
+    img = np.full((200, 300, 3), (60, 90, 110), np.uint8)
+    img += np.random.default_rng(0).integers(0, 3, img.shape).astype(np.uint8)
+    img[:, :80] = np.random.default_rng(1).integers(0, 255, (200, 80, 3), np.uint8)
+    cv2.imwrite(str(tmp_path / "card.png"), img)
+    res = runner.invoke(app, ["calibrate", "exposure", str(tmp_path / "card.png"), "--out",
+                              str(tmp_path / "c.json")])
+    assert res.exit_code == 0, res.output
+    controls = json.loads((tmp_path / "c.json").read_text())["controls"]
+    assert set(controls) == {"AeEnable", "AwbEnable", "ColourGains", "AnalogueGain",
+                             "ExposureTime"}

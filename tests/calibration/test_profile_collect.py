@@ -1,0 +1,97 @@
+"""The profile the edge loads, and collecting samples through a stand-in reader."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from dicecall.calibration import CalibrationError
+from dicecall.calibration.collect import collect
+from dicecall.calibration.model import calibrate_samples
+from dicecall.calibration.profile import load_profile
+from dicecall.calibration.scores import synthetic_samples
+from dicecall.vision.config import ReaderConfig
+from dicecall.vision.verdict import VerdictConfig
+
+
+def test_profile_loads_into_the_edge_configs(tmp_path):
+    cal = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic")
+    cal.profile.save(tmp_path / "p.json")
+    data = json.loads((tmp_path / "p.json").read_text())
+    assert set(data["verdict"]) == set(VerdictConfig.model_fields)  # exact field names
+    assert set(data["reader"]) <= set(ReaderConfig.model_fields)
+    reader, verdict = load_profile(tmp_path / "p.json", ReaderConfig(threads=1))
+    assert reader.temperature == cal.profile.reader.temperature and reader.threads == 1
+    assert verdict == cal.profile.verdict
+    assert verdict.void_margin == VerdictConfig().void_margin  # not calibrated: kept
+
+
+def test_profile_for_another_model_is_refused(tmp_path):
+    cal = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic")
+    model = tmp_path / "reader.onnx"
+    model.write_bytes(b"model A")
+    prof = cal.profile.model_copy(update={"evidence": cal.profile.evidence.model_copy(
+        update={"reader_sha256": "0" * 64})})
+    prof.save(tmp_path / "p.json")
+    with pytest.raises(CalibrationError, match="another reader model"):
+        load_profile(tmp_path / "p.json", ReaderConfig(reader=model))
+    (tmp_path / "bad.json").write_text('{"reader": {"temperature": 0}}')
+    with pytest.raises(CalibrationError, match="not a model profile"):
+        load_profile(tmp_path / "bad.json")
+
+
+class _Session:
+    """Reads the face from the crop's centre grey level (face * 40), as a model would."""
+
+    def run(self, names, feeds):
+        crops = feeds["crops"]
+        c = crops.shape[2] // 2
+        face = np.clip(np.round(crops[:, 0, c, c] * 255 / 40), 1, 6).astype(int)
+        logits = np.full((len(crops), 6), -3.0, np.float32)
+        logits[np.arange(len(crops)), face - 1] = 5.0
+        tilt = (face == 6).astype(np.float32)[:, None] * 6 - 3  # "cocked" dice show a 6 here
+        out = {"face_logits": logits, "tilt_logit": tilt, "stacked_logit": -tilt}
+        return [out[n] for n in names]
+
+
+class _Reader:
+    def __init__(self, truth):
+        self.config, self.reader, self.truth = ReaderConfig(), _Session(), truth
+
+    def detect(self, frame):
+        boxes = self.truth.pop(0)
+        extra = np.array([[5, 5, 25, 25]], np.float32)  # one false detection per image
+        boxes = np.concatenate([boxes, extra])
+        centers = (boxes[:, :2] + boxes[:, 2:]) / 2 + 1.0
+        return centers.astype(np.float32), boxes, np.ones(len(boxes), np.float32)
+
+
+def test_collect_matches_dice_to_labels(tmp_path):
+    truth = []
+    for i in range(4):
+        img = np.full((240, 320, 3), 90, np.uint8)
+        dice, boxes = [], []
+        for j, face in enumerate((1 + i, 6)):
+            x0, y0 = 60 + 120 * j, 80
+            box = [x0, y0, x0 + 40, y0 + 40]
+            img[y0:y0 + 40, x0:x0 + 40] = face * 40
+            dice.append({"face": face, "box": box, "cocked": face == 6, "stacked": False})
+            boxes.append(box)
+        truth.append(np.array(boxes, np.float32))
+        cv2.imwrite(str(tmp_path / f"s{i}.png"), img)
+        (tmp_path / f"s{i}.json").write_text(json.dumps({"image": f"s{i}.png", "dice": dice}))
+    samples, counts = collect(_Reader(truth), tmp_path)
+    assert counts == {"images": 4, "labelled": 8, "matched": 8, "false_detections": 4,
+                      "unreadable": 0, "missed": 0}
+    read = samples.logits.argmax(1) + 1
+    assert np.array_equal(read, samples.face)
+    assert samples.cocked_label.tolist() == [0, 1] * 4
+    assert np.array_equal(samples.tilt > 0.5, samples.cocked_label == 1)
+
+
+def test_collect_refuses_an_unknown_folder(tmp_path):
+    with pytest.raises(CalibrationError, match="not a YOLO folder"):
+        list(collect(_Reader([]), tmp_path))
