@@ -58,7 +58,7 @@ def test_signature_binds_the_path(h):
 
 
 def test_a_device_posts_only_for_its_own_table(h):
-    table, device = _setup(h)
+    _, device = _setup(h)
     other = h.table()
     r = h.post_roll(other, device, h.body(1))
     assert r.status_code == 403 and r.json()["code"] == "wrong_table"
