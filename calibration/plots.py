@@ -28,6 +28,7 @@ class Axes:
         text(canvas, xlabel, (x + w // 2 - 4 * len(xlabel), y + h + 42), 0.5, BLACK)
         text(canvas, ylabel, (max(2, x - 60), y - 30 + 0 * h), 0.45, GREY)
         self.legend_row = 0
+        self.legend_top = rect[1] + 18  # move down to keep the legend off the curves
 
     def px(self, xs, ys) -> np.ndarray:
         """(N, 2) int32 pixel positions of data points (clipped to the panel)."""
@@ -85,7 +86,7 @@ class Axes:
         if not label:
             return
         x, y = self.rect[:2]
-        v = y + 18 + 20 * self.legend_row
+        v = self.legend_top + 20 * self.legend_row
         cv2.line(self.img, (x + 10, v - 4), (x + 34, v - 4), colour, 3)
         text(self.img, label, (x + 40, v), 0.45, BLACK)
         self.legend_row += 1

@@ -8,8 +8,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dicecall.vision.scoring import confusion_png
-
 from .fit import confidences
 from .model import Calibration
 from .plots import BLUE, GREEN, GREY, ORANGE, RED, Axes, canvas, text
@@ -109,6 +107,7 @@ def flags_png(cal: Calibration, path: Path) -> None:
         ax = Axes(img, (90 + 480 * k, 60, 380, 330), (-4, 0), (0, 1),
                   f"{name}, held out", "log10 false-flag rate", "recall")
         ax.ticks(range(-4, 1), np.linspace(0, 1, 6), str, lambda v: f"{v:.1f}")
+        ax.legend_top = 60 + 330 - 50
         pos, neg = score[label == 1], score[label == 0]
         if res is None or not len(pos) or not len(neg):
             text(img, "no labels", (150 + 480 * k, 220), 0.8, RED, 2)
@@ -124,6 +123,29 @@ def flags_png(cal: Calibration, path: Path) -> None:
     cv2.imwrite(str(path), img)
 
 
+def confusion_png(conf: np.ndarray, path: Path, title: str) -> None:
+    """6x6 counts, rows truth and columns read; errors tinted red, the diagonal blue."""
+    cell, m = 80, 70
+    img = canvas(m + 6 * cell + 30, m + 6 * cell + 60)
+    rows = conf.sum(1, keepdims=True).clip(min=1)
+    for t in range(6):
+        for p in range(6):
+            frac = conf[t, p] / rows[t, 0]
+            x, y = m + p * cell, m + t * cell
+            if t == p:
+                colour = (255, int(255 - 90 * frac), int(255 - 140 * frac))
+            else:  # the error cells are what a reviewer looks for: any count shows red
+                colour = (230, 230, 255) if conf[t, p] else (255, 255, 255)
+            cv2.rectangle(img, (x, y), (x + cell, y + cell), colour, -1)
+            cv2.rectangle(img, (x, y), (x + cell, y + cell), GREY, 1)
+            text(img, str(int(conf[t, p])), (x + 8, y + 46), 0.5)
+        text(img, str(t + 1), (m - 25, m + t * cell + 46), 0.7, thickness=2)
+        text(img, str(t + 1), (m + t * cell + 34, m - 12), 0.7, thickness=2)
+    text(img, title, (10, 25), 0.6, thickness=2)
+    text(img, "rows: labelled face, columns: face read", (10, m + 6 * cell + 35), 0.5)
+    cv2.imwrite(str(path), img)
+
+
 def write_report(cal: Calibration, out_dir: Path, prefix: str = "calibration") -> list[Path]:
     """Writes the four PNGs into `out_dir`; returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -134,7 +156,8 @@ def write_report(cal: Calibration, out_dir: Path, prefix: str = "calibration") -
     read, _ = confidences(both.logits, cal.profile.reader.temperature)
     conf = np.zeros((6, 6), np.int64)
     np.add.at(conf, (both.face.astype(int) - 1, read - 1), 1)
-    confusion_png(conf, str(paths[1]), "held-out half: truth \\ read")
+    acc = 1 - np.trace(conf) / max(conf.sum(), 1)
+    confusion_png(conf, paths[1], f"held-out half, all reads: {acc:.3%} wrong")
     threshold_png(cal, paths[2])
     flags_png(cal, paths[3])
     return paths
