@@ -85,7 +85,7 @@ class Axes:
     def _legend(self, label: str, colour) -> None:
         if not label:
             return
-        x, y = self.rect[:2]
+        x = self.rect[0]
         v = self.legend_top + 20 * self.legend_row
         cv2.line(self.img, (x + 10, v - 4), (x + 34, v - 4), colour, 3)
         text(self.img, label, (x + 40, v), 0.45, BLACK)
