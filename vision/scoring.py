@@ -92,8 +92,9 @@ def confusion_png(confusion: np.ndarray, path: str, title: str) -> None:
             colour = (shade, shade, 255 if t != p else shade)  # errors in red
             cv2.rectangle(img, (x, y), (x + cell, y + cell), colour, -1)
             cv2.rectangle(img, (x, y), (x + cell, y + cell), (120, 120, 120), 1)
+            ink = (255, 255, 255) if shade < 140 else (0, 0, 0)  # readable on dark cells
             cv2.putText(img, str(int(confusion[t, p])), (x + 8, y + 42),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 1, cv2.LINE_AA)
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.6, ink, 1, cv2.LINE_AA)
         cv2.putText(img, str(t + 1), (margin - 25, margin + t * cell + 42),
                     cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 2)
         cv2.putText(img, str(t + 1), (margin + t * cell + 28, margin - 12),
