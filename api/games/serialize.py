@@ -130,9 +130,37 @@ def from_json(data: dict[str, Any]) -> Any:
     return state_type(**fields)
 
 
+_WAGER_TEXT: dict[Wager, str] = {}
+_OPTIONS_TEXT: dict[int, tuple[Any, str]] = {}
+
+
+def _wager_text(w: Wager) -> str:
+    # Wagers are immutable values and most stay on the layout roll after roll, so their
+    # JSON is cached by value; the cache is simply dropped when it grows large.
+    text = _WAGER_TEXT.get(w)
+    if text is None:
+        if len(_WAGER_TEXT) > 200_000:
+            _WAGER_TEXT.clear()
+        text = _WAGER_TEXT[w] = json.dumps(wager_to_json(w), separators=(",", ":"))
+    return text
+
+
+def _options_text(options: Any) -> str:
+    hit = _OPTIONS_TEXT.get(id(options))
+    if hit is None or hit[0] is not options:
+        hit = _OPTIONS_TEXT[id(options)] = (options, json.dumps(options_to_json(options),
+                                                                separators=(",", ":")))
+    return hit[1]
+
+
 def dumps(game: str, state: Any) -> str:
-    """Compact JSON text of a state (what the service stores)."""
-    return json.dumps(to_json(game, state), separators=(",", ":"))
+    """Compact JSON text of a state (what the service stores); `loads` reads it back."""
+    rest = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)
+            if f.name not in ("options", "wagers")}
+    wagers = ",".join(_wager_text(w) for w in state.wagers)
+    tail = json.dumps(rest, separators=(",", ":"))[1:]
+    return (f'{{"game":{json.dumps(game)},"options":{_options_text(state.options)},'
+            f'"wagers":[{wagers}]' + ("," + tail if rest else "}"))
 
 
 def loads(text: str) -> Any:

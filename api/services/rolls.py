@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .. import audit
@@ -57,6 +57,18 @@ _TABLE_COLS = ("id", "game", "state_json", "version", "round_no", "betting_open"
                "arrivals", "held_rolls")
 
 
+# Built once: constructing statements per request costs more than executing them.
+_SELECT_TABLE = (select(*(_TABLES.c[c] for c in _TABLE_COLS))
+                 .where(_TABLES.c.id == bindparam("tid")).with_for_update())
+_SELECT_ROLL = select(_ROLLS.c.roll_id, _ROLLS.c.body_hash, _ROLLS.c.table_id,
+                      _ROLLS.c.response_json).where(_ROLLS.c.roll_id == bindparam("rid"))
+_SELECT_DEVICE = select(_DEVICES.c.id, _DEVICES.c.table_id, _DEVICES.c.revoked,
+                        _DEVICES.c.last_seq).where(_DEVICES.c.id == bindparam("did"))
+_INSERT_ROLL = insert(_ROLLS)
+_UPDATE_TABLE = update(_TABLES).where(_TABLES.c.id == bindparam("tid"))
+_UPDATE_DEVICE = update(_DEVICES).where(_DEVICES.c.id == bindparam("did"))
+
+
 class Record(SimpleNamespace):
     """A row as plain attributes: the hot path skips the ORM's unit of work, and the
     settlement code (written against the models' attribute names) works on either."""
@@ -73,8 +85,7 @@ def intake(db: Database, settings: Settings, device_id: str, table_id: str,
                                        "annotated"))]
     try:
         with db.write_conn() as conn:
-            row = conn.execute(select(*(_TABLES.c[c] for c in _TABLE_COLS))
-                               .where(_TABLES.c.id == table_id).with_for_update()).first()
+            row = conn.execute(_SELECT_TABLE, {"tid": table_id}).first()
             if row is None:
                 raise ApiError(404, "unknown_table", f"no table {table_id!r}")
             table = Record(**row._mapping)
@@ -94,9 +105,7 @@ def intake(db: Database, settings: Settings, device_id: str, table_id: str,
 
 
 def _stored(conn: Connection, roll_id: str) -> Record | None:
-    row = conn.execute(select(_ROLLS.c.roll_id, _ROLLS.c.body_hash, _ROLLS.c.table_id,
-                              _ROLLS.c.response_json)
-                       .where(_ROLLS.c.roll_id == roll_id)).first()
+    row = conn.execute(_SELECT_ROLL, {"rid": roll_id}).first()
     return None if row is None else Record(**row._mapping)
 
 
@@ -120,8 +129,7 @@ def _sequence(conn: Connection, device: Record, seq: int) -> dict[str, Any]:
 
 def _apply(conn: Connection, table: Record, device_id: str, roll: RollIn, digest: str,
            stored: list[bool]) -> tuple[Intake, Any]:
-    found = conn.execute(select(_DEVICES.c.id, _DEVICES.c.table_id, _DEVICES.c.revoked,
-                                _DEVICES.c.last_seq).where(_DEVICES.c.id == device_id)).first()
+    found = conn.execute(_SELECT_DEVICE, {"did": device_id}).first()
     if found is None or found.revoked or found.table_id != table.id:
         raise AuthError(403, "wrong_table", "this device is not bound to the table")
     device = Record(**found._mapping)
@@ -149,15 +157,14 @@ def _apply(conn: Connection, table: Record, device_id: str, roll: RollIn, digest
                      "clean_stored": stored[0], "annotated_stored": stored[1]}})
     row.response_json = json.dumps(roll_view(row), separators=(",", ":"))
     # The insert comes first: a duplicate primary key fails before anything else is written.
-    conn.execute(insert(_ROLLS), vars(row))
+    conn.execute(_INSERT_ROLL, vars(row))
     if seq["status"] not in ("ok", "first"):
         _record_sequence(conn, table, row, seq, events)
-    conn.execute(update(_TABLES).where(_TABLES.c.id == table.id).values(
-        state_json=table.state_json, version=table.version, round_no=table.round_no,
-        betting_open=table.betting_open, arrivals=table.arrivals,
-        held_rolls=table.held_rolls))
-    conn.execute(update(_DEVICES).where(_DEVICES.c.id == device_id)
-                 .values(last_seq=device.last_seq))
+    conn.execute(_UPDATE_TABLE, {
+        "tid": table.id, "state_json": table.state_json, "version": table.version,
+        "round_no": table.round_no, "betting_open": table.betting_open,
+        "arrivals": table.arrivals, "held_rolls": table.held_rolls})
+    conn.execute(_UPDATE_DEVICE, {"did": device_id, "last_seq": device.last_seq})
     audit.append(conn, events)
     return Intake(201, row.response_json, False, row.status == "settled"), state
 
