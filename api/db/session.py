@@ -17,6 +17,29 @@ from sqlalchemy.orm import Session
 from .models import Table
 
 
+class FairLock:
+    """A FIFO lock: writers get the SQLite write lock in arrival order. A plain Lock lets
+    a thread that just released it take it again, which starves others and shows as a
+    long latency tail under load."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._next = 0
+        self._serving = 0
+
+    def __enter__(self) -> None:
+        with self._cond:
+            ticket = self._next
+            self._next += 1
+            while ticket != self._serving:
+                self._cond.wait()
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self._serving += 1
+            self._cond.notify_all()
+
+
 class Database:
     """An engine plus the right way to open read and write transactions on it."""
 
@@ -24,7 +47,7 @@ class Database:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         self.engine = _make_engine(url, pool_size, sqlite_synchronous)
-        self._write_lock = threading.Lock() if self.is_sqlite else None
+        self._write_lock = FairLock() if self.is_sqlite else None
 
     @contextmanager
     def read(self) -> Iterator[Session]:
