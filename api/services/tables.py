@@ -14,7 +14,16 @@ from ..errors import ApiError
 from ..games import craps, high_roll, props_hops, serialize
 from ..games.registry import get
 from ..security import ROLES, device_secret, new_salt, new_token, sha256_hex
-from .state import load_state, locked_table, new_id, now, remember, save_state, shooter_of
+from .state import (
+    load_state,
+    locked_table,
+    new_id,
+    now,
+    remember,
+    save_state,
+    shooter_of,
+    state_summary,
+)
 
 # "No more bets" in the engine where the game has it; Craps has only the service's mark.
 CLOSE_BETTING = {"props-and-hops": props_hops.close_betting,
@@ -50,10 +59,9 @@ def round_view(table: Table, state: Any) -> dict:
 
 def table_view(table: Table, devices: list[Device]) -> dict:
     state = load_state(table)
-    summary = {k: v for k, v in state.__dict__.items() if k not in ("options", "wagers")}
     return {"id": table.id, "name": table.name, "game": table.game,
             "options": serialize.options_to_json(state.options),
-            "round": round_view(table, state), "state": summary,
+            "round": round_view(table, state), "state": state_summary(state),
             "wagers": len(state.wagers),
             "devices": [{"id": d.id, "name": d.name, "last_seq": d.last_seq,
                          "revoked": d.revoked} for d in devices],
