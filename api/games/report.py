@@ -25,12 +25,14 @@ def print_shift(games: list[str], rolls: int, seed: int, out: Callable[[str], No
         out(f"\n=== {game}: {rolls} rolls, seed {seed} ===")
         handle = paid = collected = fees = 0
         remainder = Fraction(0)
+        params = {}  # wager id -> params, for lines of wagers placed on earlier rolls
         for r in run_shift(game, rolls, seed):
             s = r.settlement
+            params.update((w.id, w.params) for w in r.placed)
             events = f"  [{', '.join(s.events)}]" if s.events else ""
             out(f"roll {r.number:>3}: dice {'-'.join(map(str, s.faces)):<20}{events}")
             for line in s.lines:
-                out(f"    seat {line.seat} {line.name:<16} {_params(_p(r, s, line)):<12}"
+                out(f"    seat {line.seat} {line.name:<16} {_params(params[line.wager_id]):<12}"
                     f"{line.result:<8} stake {dollars(line.stake):>9}  net "
                     f"{dollars(line.net):>10}  {line.section}")
             handle += sum(w.amount for w in r.placed)
@@ -43,10 +45,3 @@ def print_shift(games: list[str], rolls: int, seed: int, out: Callable[[str], No
             f"{dollars(collected)}, vigorish {dollars(fees)}, rounding remainder {remainder} "
             f"cents, house result {dollars(collected + fees - paid)}")
     return totals
-
-
-def _p(r, s, line):
-    for w in (*r.placed, *s.state.wagers):
-        if w.id == line.wager_id:
-            return w.params
-    return ()
