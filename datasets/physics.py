@@ -8,6 +8,7 @@ pybullet is imported lazily so `dicecall --help` and the format tools do not nee
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -217,8 +218,13 @@ class Sim:
         return out
 
 
+@lru_cache(maxsize=64)
 def _rounded_cube(half: float, rounding: float) -> list[list[float]]:
-    """Vertices of a cube with rounded edges, for a convex hull collision shape."""
+    """Vertices of a cube with rounded edges, for a convex hull collision shape.
+
+    Cached: every scene throws the same few die sizes, and building the list per die cost
+    more than a tenth of a ten-dice scene. Callers must not mutate the result.
+    """
     r = 2 * half * rounding
     core = half - r
     dirs = np.array(

@@ -93,9 +93,14 @@ def grain(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
     """Per-pixel unit normal noise, shape (H, W) float32, cut from a cached tile."""
     h, w = shape
     oy, ox = rng.integers(0, _TILE, 2)
-    iy = (np.arange(h) + oy) % _TILE
-    ix = (np.arange(w) + ox) % _TILE
-    return _grain_tile()[iy[:, None], ix[None, :]]
+    # A slice of the tile repeated k times holds the same wrapped values as modular indexing,
+    # as a view instead of a gathered copy.
+    return _repeated_tile(-(-(max(h, w) + _TILE) // _TILE))[oy:oy + h, ox:ox + w]
+
+
+@lru_cache(maxsize=4)
+def _repeated_tile(k: int) -> np.ndarray:
+    return np.tile(_grain_tile(), (k, k))
 
 
 def surface(
