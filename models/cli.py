@@ -30,10 +30,10 @@ def train(
     seed: Annotated[
         int, typer.Option("--seed", help="Seeds weights, data order and augmentation.")
     ] = 0,
-    epochs: Annotated[int, typer.Option("--epochs", help="Epochs of the detector.")] = 24,
+    epochs: Annotated[int, typer.Option("--epochs", help="Epochs of the detector.")] = 36,
     reader_epochs: Annotated[
         int, typer.Option("--reader-epochs", help="Epochs of the reader.")
-    ] = 30,
+    ] = 45,
     valid: Annotated[
         list[Path] | None, typer.Option("--valid", help="Validation folders; repeat.")
     ] = None,

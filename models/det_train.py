@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import zip_longest
 from pathlib import Path
 
 import cv2
@@ -24,6 +25,7 @@ from dicecall.models.trainloop import (
 PATCH = 192  # training crops of the 320 canvas: the net is convolutional, and ~3x cheaper
 MAX_SIDE = 960  # images are cached no larger than this; synthetic frames may be bigger
 MIN_DIE = 3.0  # dice smaller than this many input pixels are left out of the targets
+VAL_T = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)  # heatmap thresholds tried at validation
 
 
 def cache_images(samples: list[Sample]) -> list[tuple[np.ndarray, np.ndarray, bool]]:
@@ -112,20 +114,29 @@ def detector_loss(model: Detector, batch: dict[str, torch.Tensor]) -> tuple[torc
 
 
 @torch.no_grad()
-def validate(model: Detector, samples: list[Sample], threshold: float) -> dict:
-    """Dice found / labelled and false detections per image at the contract's letterbox."""
-    if not samples:
-        return {"found": 0.0, "false_per_image": 0.0}
+def validate(model: Detector, samples: list[Sample], thresholds: tuple[float, ...]) -> list[dict]:
+    """Per threshold: dice found / labelled and false detections per image, at the contract's
+    letterbox (the threshold is the runtime's to choose, so the checkpoint is not judged at
+    one fixed value)."""
     model.eval()
-    found = labelled = false = 0
+    dets = []
     for s in samples:
         x, scale = letterbox(read_rgb(s.image))
         heat, wh, off = (t[0].numpy() for t in model(torch.from_numpy(x)))
-        dets = decode(heat[0], wh, off, scale, threshold)
-        n = len(match(dets[:, :2], s.boxes))
-        found, labelled, false = found + n, labelled + len(s.faces), false + len(dets) - n
+        # 3x3 peaks only (nms_frac=0): the stricter count, and how the committed run chose
+        # its best epoch.
+        dets.append((decode(heat[0], wh, off, scale, min(thresholds), nms_frac=0.0), s.boxes))
     model.train()
-    return {"found": found / max(1, labelled), "false_per_image": false / max(1, len(samples))}
+    rows = []
+    for t in thresholds:
+        found = false = 0
+        for d, boxes in dets:
+            keep = d[d[:, 4] >= t]
+            n = len(match(keep[:, :2], boxes))
+            found, false = found + n, false + len(keep) - n
+        rows.append({"found": found / max(1, sum(len(b) for _, b in dets)),
+                     "false_per_image": false / max(1, len(dets))})
+    return rows
 
 
 def epoch_order(synthetic: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -170,10 +181,14 @@ def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: 
             opt.step()
             if b % 10 == 0:
                 log(epoch=epoch + 1, step=b, loss=loss.item(), **parts)
-        val_real = validate(model, [s for s in valid if not s.source.startswith("synth")], 0.35)
-        val_syn = validate(model, [s for s in valid if s.source.startswith("synth")], 0.35)
-        score = sum(v["found"] - v["false_per_image"] for v in (val_real, val_syn))
-        log(event="valid", epoch=epoch + 1, real=val_real, synthetic=val_syn)
+        real = validate(model, [s for s in valid if not s.source.startswith("synth")], VAL_T)
+        syn = validate(model, [s for s in valid if s.source.startswith("synth")], VAL_T)
+        scores = [sum(v["found"] - v["false_per_image"] for v in pair if v)
+                  for pair in zip_longest(real, syn)]
+        k = int(np.argmax(scores))
+        score = scores[k]
+        log(event="valid", epoch=epoch + 1, threshold=VAL_T[k], score=score,
+            real=real[k] if real else None, synthetic=syn[k] if syn else None)
         if score > best:
             best = score
             save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)

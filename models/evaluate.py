@@ -16,6 +16,7 @@ from dicecall.models.contract import DET_STRIDE
 from dicecall.models.data import Sample, read_rgb
 
 DET_THRESHOLD = 0.35  # default heatmap peak threshold, chosen on the validation sets
+NMS_FRAC = 0.5  # a weaker peak nearer than this x the die size to a stronger one is dropped
 PIP_THRESHOLD = 0.3  # pip heatmap peak threshold, chosen on the synthetic validation set
 
 
@@ -26,6 +27,7 @@ def decode(
     scale: float,
     threshold: float = DET_THRESHOLD,
     max_dice: int = 100,
+    nms_frac: float = NMS_FRAC,
 ) -> np.ndarray:
     """Turns detector maps into dice.
 
@@ -36,6 +38,7 @@ def decode(
         scale: the letterbox scale s; frame pixel = input pixel / s.
         threshold: minimum peak probability.
         max_dice: keep at most this many, highest first.
+        nms_frac: see `suppress_near`; 0 keeps every 3x3 peak.
 
     Returns:
         [M, 5] float32 cx, cy, w, h (frame pixels) and score, highest score first.
@@ -47,7 +50,29 @@ def decode(
     cx = (xs + offset[0, ys, xs]) * DET_STRIDE / scale
     cy = (ys + offset[1, ys, xs]) * DET_STRIDE / scale
     out = np.stack([cx, cy, wh[0, ys, xs] / scale, wh[1, ys, xs] / scale, heat[ys, xs]], 1)
-    return out.astype(np.float32).reshape(-1, 5)
+    return suppress_near(out.astype(np.float32).reshape(-1, 5), nms_frac)
+
+
+def suppress_near(dice: np.ndarray, frac: float = NMS_FRAC) -> np.ndarray:
+    """Drops a peak whose centre lies within `frac` x the size of a stronger die's box.
+
+    A large die can leave two 3x3 local maxima on its flat-topped heatmap peak; both are
+    the same die, and the second would count as a false detection.
+
+    Args:
+        dice: [M, 5] cx, cy, w, h, score, highest score first.
+        frac: radius as a fraction of the stronger die's min(w, h).
+
+    Returns:
+        [K, 5] the kept rows, same order.
+    """
+    keep: list[int] = []
+    for i in range(len(dice)):
+        near = [j for j in keep if np.hypot(*(dice[i, :2] - dice[j, :2]))
+                < frac * min(dice[j, 2], dice[j, 3])]
+        if not near:
+            keep.append(i)
+    return dice[keep]
 
 
 def match(centres: np.ndarray, boxes: np.ndarray) -> list[tuple[int, int]]:
