@@ -102,16 +102,8 @@ def evaluate(
     fails = {}
     for d in data:
         sc = score_samples(load_folder(d), pipe.predict_oracle if oracle else pipe.predict)
-        typer.echo(
-            json.dumps(
-                {
-                    "data": str(d),
-                    "oracle": oracle,
-                    **sc.summary(),
-                    "confusion": sc.confusion.tolist(),
-                }
-            )
-        )
+        row = {"data": str(d), "oracle": oracle, **sc.summary()}
+        typer.echo(json.dumps({**row, "confusion": sc.confusion.tolist()}))
         fails[str(d)] = sc.failures
         if oracle:
             typer.echo(json.dumps({"flags": str(d), **score_flags(pipe, load_folder(d))}))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import zip_longest
 from pathlib import Path
 
@@ -16,10 +17,10 @@ from dicecall.models.evaluate import decode, match
 from dicecall.models.nets import Detector
 from dicecall.models.trainloop import (
     RunLog,
-    cosine_lr,
     load_checkpoint,
     save_checkpoint,
     seed_everything,
+    train_epoch,
 )
 
 PATCH = 192  # training crops of the 320 canvas: the net is convolutional, and ~3x cheaper
@@ -171,16 +172,9 @@ def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: 
     for epoch in range(start, last):
         rng = seed_everything(seed, epoch + 1)
         order = epoch_order(synthetic, rng)
-        for b in range(steps):
-            for group in opt.param_groups:
-                group["lr"] = cosine_lr(epoch * steps + b, epochs * steps, lr)
-            idx = order[b * batch_size : (b + 1) * batch_size]
-            loss, parts = detector_loss(model, make_batch(cache, idx, rng))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            if b % 10 == 0:
-                log(epoch=epoch + 1, step=b, loss=loss.item(), **parts)
+        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
+                   for b in range(steps)]
+        train_epoch(model, opt, batches, detector_loss, epoch, epochs, lr, log, 10)
         real = validate(model, [s for s in valid if not s.source.startswith("synth")], VAL_T)
         syn = validate(model, [s for s in valid if s.source.startswith("synth")], VAL_T)
         scores = [sum(v["found"] - v["false_per_image"] for v in pair if v)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +16,10 @@ from dicecall.models.det_train import focal_loss
 from dicecall.models.nets import Reader
 from dicecall.models.trainloop import (
     RunLog,
-    cosine_lr,
     load_checkpoint,
     save_checkpoint,
     seed_everything,
+    train_epoch,
 )
 
 REAL_REPEAT = 2  # each real die appears this often per epoch: real photos are few
@@ -121,16 +122,9 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
     for epoch in range(start, last):
         rng = seed_everything(seed, epoch + 1)
         order = epoch_order(cache, rng)
-        for b in range(steps):
-            for group in opt.param_groups:
-                group["lr"] = cosine_lr(epoch * steps + b, epochs * steps, lr)
-            idx = order[b * batch_size : (b + 1) * batch_size]
-            loss, parts = reader_loss(model, make_batch(cache, idx, rng))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            if b % 20 == 0:
-                log(epoch=epoch + 1, step=b, loss=loss.item(), **parts)
+        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
+                   for b in range(steps)]
+        train_epoch(model, opt, batches, reader_loss, epoch, epochs, lr, log, 20)
         acc_real, acc_syn = accuracy(model, *val_real), accuracy(model, *val_syn)
         log(event="valid", epoch=epoch + 1, real=acc_real, synthetic=acc_syn)
         score = acc_real if np.isnan(acc_syn) else (acc_real + acc_syn) / 2

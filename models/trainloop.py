@@ -76,3 +76,25 @@ class RunLog:
         if self.echo:
             print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                            for k, v in fields.items()), flush=True)
+
+
+def train_epoch(model: torch.nn.Module, opt: torch.optim.Optimizer, batches, loss_fn,
+                epoch: int, epochs: int, lr: float, log: RunLog, log_every: int) -> None:
+    """One epoch of optimizer steps with the cosine schedule.
+
+    Args:
+        batches: a list of callables, one per step, each returning a batch (built lazily so
+            augmentation draws happen in step order, as the seeded generator expects).
+        loss_fn: (model, batch) -> (loss tensor, dict of float parts).
+        epoch: 0-based epoch; epochs: total epochs of the schedule.
+    """
+    steps = len(batches)
+    for b, make in enumerate(batches):
+        for group in opt.param_groups:
+            group["lr"] = cosine_lr(epoch * steps + b, epochs * steps, lr)
+        loss, parts = loss_fn(model, make())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if b % log_every == 0:
+            log(epoch=epoch + 1, step=b, loss=loss.item(), **parts)
