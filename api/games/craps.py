@@ -30,20 +30,48 @@ def place(state: CrapsState, wager: Wager) -> Placement:
     Returns:
         The next state and the vigorish collected up front on a Buy or Lay Bet.
     """
+    if state.has_wager(wager.id):
+        raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
+    wager, fee = _admit(state, wager)
+    return Placement(state.with_wagers((*state.wagers, wager)), wager, fee)
+
+
+def place_many(state: CrapsState, wagers) -> tuple[CrapsState, list[Wager], list[int]]:
+    """Places several wagers in order, all or none: the first refusal raises and the table
+    is unchanged. Equivalent to calling `place` in a loop, with one state built at the end.
+
+    Returns:
+        (next state, the placed wagers, the up-front vigorish of each).
+    """
+    on_table = list(state.wagers)
+    ids = {w.id for w in on_table}
+    placed, fees = [], []
+    for wager in wagers:
+        if wager.id in ids:
+            raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
+        # Odds are checked against the flat bets placed so far, this batch's included.
+        view = state.with_wagers(tuple(on_table)) if wager.name in _FLAT_OF else state
+        wager, fee = _admit(view, wager)
+        on_table.append(wager)
+        ids.add(wager.id)
+        placed.append(wager)
+        fees.append(fee)
+    return state.with_wagers(tuple(on_table)), placed, fees
+
+
+def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
+    """Every placement rule but the duplicate id; returns the wager as stored and its fee."""
     check_amount(wager.amount)
     spec = state.options.specs.get((wager.name, wager.params))
     if spec is None:
         _unknown(state, wager)
-    if state.has_wager(wager.id):
-        raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
     _check_timing(state, wager, spec)
     _check_amount(state, wager, spec)
     if spec.kind == "fire":
         wager = evolve(wager, shooter=state.shooter, progress=0)
     elif spec.kind in ("bonus", "line") and (wager.progress or wager.point is not None):
         wager = evolve(wager, progress=0, point=None)
-    return Placement(state.with_wagers((*state.wagers, wager)), wager,
-                     _upfront_vig(state, wager))
+    return wager, _upfront_vig(state, wager)
 
 
 def _unknown(state: CrapsState, wager: Wager) -> None:
@@ -209,4 +237,5 @@ def change_shooter(state: CrapsState) -> CrapsState:
     return evolve(state, shooter=state.shooter + 1, points_made=0, shooter_rolls=0)
 
 
-__all__ = ["change_shooter", "new_table", "place", "reduce", "set_working", "settle"]
+__all__ = ["change_shooter", "new_table", "place", "place_many", "reduce", "set_working",
+           "settle"]

@@ -138,22 +138,22 @@ class OurSide:
         s = self.state
         have = {w.id for w in s.wagers}
         travelling = {w.id: w.point for w in s.wagers if w.point is not None}
-        self.fees = {}
+        batch = []
         for key, what in list(wanted(s.point, s.shooter_rolls == 0, have, travelling)):
             if isinstance(what, Slot):
-                w = self.layout[key]
+                batch.append(self.layout[key])
             else:
                 name, cents, _ = _ODDS[what[0]]
-                w = Wager.of(key, name, cents, **({} if what[0].endswith("pass") else
-                                                  {"number": what[1]}))
-            placed = craps.place(self.state, w)
-            self.state = placed.state
-            self.fees[key] = placed.fee
+                batch.append(Wager.of(key, name, cents, **({} if what[0].endswith("pass") else
+                                                           {"number": what[1]})))
+        layout = len(batch)  # fees are compared for the layout's bets only
         if s.point is not None and not any(w.name == "come" and w.point is None for w in s.wagers):
             self.come_ids += 1
-            for name in ("come", "dont_come"):
-                w = Wager.of(f"{name}{self.come_ids}", name, FLAT)
-                self.state = craps.place(self.state, w).state
+            batch += [Wager.of(f"{name}{self.come_ids}", name, FLAT)
+                      for name in ("come", "dont_come")]
+        # The whole layout goes down before the roll, as a dealer books it: one batch.
+        self.state, placed, fees = craps.place_many(self.state, batch)
+        self.fees = {w.id: fee for w, fee in zip(placed[:layout], fees[:layout], strict=True)}
 
     def settle(self, dice: tuple[int, int]):
         settled = craps.settle(self.state, dice)

@@ -190,3 +190,15 @@ def test_lay_vigorish_is_exact_at_any_rate_623a_5_g_3_ii_A():
     """3% of what a $5 lay on the 5 can win (2/3 of $5 = 333 1/3 cents) is 10 cents."""
     state = table(rolls=[POINT[4]], options=CrapsOptions(vig_rate=Fraction(3, 100)))
     assert craps.place(state, Wager.of("l", "lay", 500, number=5)).fee == 10
+
+
+def test_place_many_is_all_or_nothing_and_counts_its_own_wagers():
+    state = table(Wager.of("p", "pass", 1000), rolls=[POINT[6]])
+    state, placed, fees = craps.place_many(state, [
+        Wager.of("b", "buy", 2000, number=4), Wager.of("o", "pass_odds", 2000)])
+    assert [w.id for w in placed] == ["b", "o"] and fees == [100, 0]
+    with pytest.raises(WagerRefused, match="duplicate_id"):
+        craps.place_many(state, [Wager.of("f", "field", 500), Wager.of("b", "field", 500)])
+    with pytest.raises(WagerRefused, match=r"623a\.6\(e\)"):  # 2000 + 1001 > 3x the flat
+        craps.place_many(state, [Wager.of("f", "field", 500), Wager.of("o2", "pass_odds", 1001)])
+    assert state.wager("f") is None
