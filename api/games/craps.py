@@ -62,7 +62,7 @@ def place_many(state: CrapsState, wagers) -> tuple[CrapsState, list[Wager], list
 def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
     """Every placement rule but the duplicate id; returns the wager as stored and its fee."""
     check_amount(wager.amount)
-    spec = state.options.specs.get((wager.name, wager.params))
+    spec = state.options.spec(wager.name, wager.params)
     if spec is None:
         _unknown(state, wager)
     _check_timing(state, wager, spec)

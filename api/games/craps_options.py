@@ -76,3 +76,12 @@ class CrapsOptions:
     @cached_property
     def specs(self) -> dict:
         return craps_specs(buy_lay=self.buy_lay, fire=self.fire, bonus=self.bonus_craps)
+
+    @cached_property
+    def plain_specs(self) -> dict:
+        """Specs of the wagers without params, by name: most of a layout, looked up per roll
+        without building and hashing a (name, params) key."""
+        return {name: spec for (name, params), spec in self.specs.items() if not params}
+
+    def spec(self, name: str, params) -> object | None:
+        return self.plain_specs.get(name) if not params else self.specs.get((name, params))

@@ -69,11 +69,11 @@ def settle(state: CrapsState, faces) -> Settlement:
     made = not come_out and t == point
     o = state.options
     unit = o.payout_unit
-    specs = o.specs
+    plain, specs = o.plain_specs, o.specs
     lines: list[Line] = []
     keep: list[Wager] = []
     for w in state.wagers:
-        spec = specs[(w.name, w.params)]
+        spec = specs[(w.name, w.params)] if w.params else plain[w.name]
         kind = spec.kind
         line = None
         nw = w
@@ -82,8 +82,9 @@ def settle(state: CrapsState, faces) -> Settlement:
             continue
         if kind == "one_roll":
             entry = spec.extra["table"][i]
-            if entry is None:
-                line = _lose(w, spec.section)
+            if entry is None:  # inlined _lose: most lines of a roll are losing props
+                line = Line(w.id, w.name, w.seat, LOSE, w.amount, 0, 0, w.amount, False, ZERO,
+                            spec.section)
             else:
                 pf, rf = entry
                 paid, rest = pay(w.amount, pf.numerator, pf.denominator, unit)
