@@ -24,7 +24,7 @@ def _peaks(heat: np.ndarray, threshold: float) -> np.ndarray:
 
 
 def decode_centres(heatmap: np.ndarray, wh: np.ndarray, offset: np.ndarray, stride: int,
-                   scale: float, threshold: float, max_dice: int):
+                   scale: float, threshold: float, max_dice: int, near: float = 0.5):
     """Decodes CenterNet outputs into frame coordinates.
 
     Args:
@@ -33,6 +33,7 @@ def decode_centres(heatmap: np.ndarray, wh: np.ndarray, offset: np.ndarray, stri
         offset: (1, 2, h, w) sub-cell offsets (x, y) in cells.
         stride: detector-input pixels per heatmap cell.
         scale: detector input = frame * scale (from `letterbox`).
+        near: peaks closer than this x a stronger die's min(w, h) are dropped.
 
     Returns:
         centers (K, 2), boxes (K, 4) in frame pixels, scores (K,), all float32.
@@ -44,9 +45,26 @@ def decode_centres(heatmap: np.ndarray, wh: np.ndarray, offset: np.ndarray, stri
     cy = (r + offset[0, 1, r, c]) * stride / scale
     bw = np.maximum(wh[0, 0, r, c], 1.0) / scale
     bh = np.maximum(wh[0, 1, r, c], 1.0) / scale
+    keep = suppress_near(cx, cy, bw, bh, near)
+    cx, cy, bw, bh = cx[keep], cy[keep], bw[keep], bh[keep]
     centers = np.stack([cx, cy], axis=1).astype(np.float32)
     boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1).astype(np.float32)
-    return centers.reshape(-1, 2), boxes.reshape(-1, 4), heat[r, c].astype(np.float32)
+    return centers.reshape(-1, 2), boxes.reshape(-1, 4), heat[r, c][keep].astype(np.float32)
+
+
+def suppress_near(cx, cy, bw, bh, frac: float) -> np.ndarray:
+    """Indices of peaks kept: a peak closer than `frac` x min(w, h) of a stronger kept peak
+    is the same die (a large die leaves two maxima on its flat-topped heatmap peak).
+
+    Args:
+        cx, cy, bw, bh: (K,) centres and sizes, strongest first.
+    """
+    keep: list[int] = []
+    for i in range(len(cx)):
+        if all(np.hypot(cx[i] - cx[j], cy[i] - cy[j]) >= frac * min(bw[j], bh[j])
+               for j in keep):
+            keep.append(i)
+    return np.array(keep, np.int64)
 
 
 def count_pips(pip_heatmap: np.ndarray, threshold: float) -> np.ndarray:

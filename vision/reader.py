@@ -47,7 +47,8 @@ class DiceReader:
         cfg = self.config
         x, scale = letterbox(frame, cfg.det_size)
         heat, wh, off = self.detector.run(["heatmap", "wh", "offset"], {"image": x})
-        return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice)
+        return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice,
+                              cfg.near_peaks)
 
     def read(self, frame: np.ndarray) -> Dice:
         """Finds and reads every die.

@@ -64,3 +64,13 @@ def test_blank_and_missing_frames_are_refused(tmp_path):
         check_frame(np.full((100, 100, 3), 40, np.uint8))
     with pytest.raises(ImageError, match="no such file"):
         load_image(tmp_path / "nope.png")
+
+
+def test_two_peaks_of_one_large_die_decode_as_one():
+    heat = np.zeros((1, 1, 20, 20), np.float32)
+    heat[0, 0, 5, 5], heat[0, 0, 5, 7], heat[0, 0, 15, 15] = 0.9, 0.8, 0.7
+    wh = np.full((1, 2, 20, 20), 40.0, np.float32)  # 40 px dice: peaks 8 px apart are one
+    off = np.zeros((1, 2, 20, 20), np.float32)
+    centers, _, scores = decode_centres(heat, wh, off, 4, 1.0, 0.3, 10)
+    assert centers.tolist() == [[20.0, 20.0], [60.0, 60.0]]
+    assert scores.tolist() == [pytest.approx(0.9), pytest.approx(0.7)]
