@@ -78,14 +78,16 @@ def main() -> None:
     args = parser.parse_args()
     from dicecall.datasets.generate import GenerateConfig, generate
 
-    reader = DiceReader()
     root = args.data or Path(tempfile.mkdtemp(prefix="verdicts-"))
-    totals = collections.Counter()
-    for k, scene in enumerate(SCENES):
+    for k, scene in enumerate(SCENES):  # before any onnxruntime thread exists: the pool forks
         folder = root / scene
         if not any(folder.glob("*.json")):
             generate(GenerateConfig(scene=scene, count=args.count, seed=args.seed + k,
                                     out=folder), progress=False)
+    reader = DiceReader()
+    totals = collections.Counter()
+    for scene in SCENES:
+        folder = root / scene
         result = run_scene_type(reader, scene, folder)
         print_table(scene, result)
         for (cat, status), n in result["table"].items():
