@@ -14,6 +14,7 @@ import numpy as np
 
 from dicecall.models.contract import DET_STRIDE
 from dicecall.models.data import Sample, read_rgb
+from dicecall.vision.scoring import match  # the one centre-matching rule (real-dev README)
 
 DET_THRESHOLD = 0.35  # default heatmap peak threshold, chosen on the validation sets
 NMS_FRAC = 0.5  # a weaker peak nearer than this x the die size to a stronger one is dropped
@@ -73,32 +74,6 @@ def suppress_near(dice: np.ndarray, frac: float = NMS_FRAC) -> np.ndarray:
         if not near:
             keep.append(i)
     return dice[keep]
-
-
-def match(centres: np.ndarray, boxes: np.ndarray) -> list[tuple[int, int]]:
-    """One-to-one matches of predicted centres to labelled boxes, nearest centre first.
-
-    Args:
-        centres: [M, 2] predicted centres, pixels.
-        boxes: [K, 4] labelled x0, y0, x1, y1, pixels.
-
-    Returns:
-        (prediction index, label index) pairs.
-    """
-    if len(centres) == 0 or len(boxes) == 0:
-        return []
-    px, py = centres[:, 0:1], centres[:, 1:2]
-    inside = (px >= boxes[:, 0]) & (px <= boxes[:, 2]) & (py >= boxes[:, 1]) & (py <= boxes[:, 3])
-    bc = (boxes[:, :2] + boxes[:, 2:]) / 2
-    dist = np.hypot(px - bc[:, 0], py - bc[:, 1])
-    pairs = sorted(zip(*np.nonzero(inside), strict=True), key=lambda ij: dist[ij])
-    used_p, used_l, out = set(), set(), []
-    for i, j in pairs:
-        if i not in used_p and j not in used_l:
-            used_p.add(i)
-            used_l.add(j)
-            out.append((int(i), int(j)))
-    return out
 
 
 @dataclass
