@@ -62,9 +62,14 @@ def place_many(state: CrapsState, wagers) -> tuple[CrapsState, list[Wager], list
 def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
     """Every placement rule but the duplicate id; returns the wager as stored and its fee."""
     check_amount(wager.amount)
-    spec = state.options.spec(wager.name, wager.params)
+    o = state.options
+    spec = o.spec(wager.name, wager.params)
     if spec is None:
         _unknown(state, wager)
+    if spec.kind == "one_roll":  # most of a layout: any time, no fee, limits and units only
+        step = spec.extra.get("step") or _one_roll_step(spec, o.prop_unit)
+        if o.table_min <= wager.amount <= o.table_max and not wager.amount % step:
+            return wager, 0
     _check_timing(state, wager, spec)
     _check_amount(state, wager, spec)
     if spec.kind == "fire":
@@ -137,6 +142,14 @@ def _check_amount(state: CrapsState, w: Wager, spec) -> None:
     if spec.kind == "one_roll" and w.amount % _share_step(spec):
         raise WagerRefused("wrong_units", f"{w.name} must split into whole cents",
                            spec.section)
+
+
+def _one_roll_step(spec, prop_unit: int) -> int:
+    """Cents a one-roll amount must be a multiple of: its units (623a.3(a)(19)-(21)) and
+    whole-cent shares; cached on the spec, whose options fix `prop_unit`."""
+    units = spec.units * prop_unit if spec.units > 1 else 1
+    step = spec.extra["step"] = lcm(units, _share_step(spec))
+    return step
 
 
 def _share_step(spec) -> int:
