@@ -61,15 +61,18 @@ def place_many(state: CrapsState, wagers) -> tuple[CrapsState, list[Wager], list
 
 def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
     """Every placement rule but the duplicate id; returns the wager as stored and its fee."""
-    check_amount(wager.amount)
     o = state.options
     spec = o.spec(wager.name, wager.params)
+    amount = wager.amount
+    # Most of a layout is one-roll wagers: any time, no fee, limits and units only. Anything
+    # this fast path does not accept goes through every check below for the refusal.
+    if spec is not None and spec.kind == "one_roll" and type(amount) is int:
+        step = spec.extra.get("step") or _one_roll_step(spec, o.prop_unit)
+        if o.table_min <= amount <= o.table_max and not amount % step:
+            return wager, 0
+    check_amount(amount)
     if spec is None:
         _unknown(state, wager)
-    if spec.kind == "one_roll":  # most of a layout: any time, no fee, limits and units only
-        step = spec.extra.get("step") or _one_roll_step(spec, o.prop_unit)
-        if o.table_min <= wager.amount <= o.table_max and not wager.amount % step:
-            return wager, 0
     _check_timing(state, wager, spec)
     _check_amount(state, wager, spec)
     if spec.kind == "fire":
