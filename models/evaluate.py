@@ -14,6 +14,7 @@ import numpy as np
 
 from dicecall.models.contract import DET_STRIDE
 from dicecall.models.data import Sample, read_rgb
+from dicecall.vision.decode import suppress_near as near_free
 from dicecall.vision.scoring import match  # the one centre-matching rule (real-dev README)
 
 DET_THRESHOLD = 0.35  # default heatmap peak threshold, chosen on the validation sets
@@ -67,13 +68,7 @@ def suppress_near(dice: np.ndarray, frac: float = NMS_FRAC) -> np.ndarray:
     Returns:
         [K, 5] the kept rows, same order.
     """
-    keep: list[int] = []
-    for i in range(len(dice)):
-        near = [j for j in keep if np.hypot(*(dice[i, :2] - dice[j, :2]))
-                < frac * min(dice[j, 2], dice[j, 3])]
-        if not near:
-            keep.append(i)
-    return dice[keep]
+    return dice[near_free(dice[:, 0], dice[:, 1], dice[:, 2], dice[:, 3], frac)]
 
 
 @dataclass

@@ -13,7 +13,7 @@ from .craps_rules import LAY
 from .craps_settle import settle
 from .craps_state import CrapsState
 from .errors import WagerRefused
-from .model import RETURNED, Change, Line, Placement, Wager, check_amount, evolve
+from .model import RETURNED, Change, Line, Placement, Wager, check_amount, evolve, refuse_unknown
 
 _FLAT_OF = {"pass_odds": "pass", "dont_pass_odds": "dont_pass",
             "come_odds": "come", "dont_come_odds": "dont_come"}
@@ -72,7 +72,7 @@ def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
             return wager, 0
     check_amount(amount)
     if spec is None:
-        _unknown(state, wager)
+        refuse_unknown(o.specs, wager, f"this {o.game} table", "623a.3(a)")
     _check_timing(state, wager, spec)
     _check_amount(state, wager, spec)
     if spec.kind == "fire":
@@ -80,15 +80,6 @@ def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
     elif spec.kind in ("bonus", "line") and (wager.progress or wager.point is not None):
         wager = evolve(wager, progress=0, point=None)
     return wager, _upfront_vig(state, wager)
-
-
-def _unknown(state: CrapsState, wager: Wager) -> None:
-    names = {name for name, _ in state.options.specs}
-    if wager.name in names:
-        raise WagerRefused("bad_params", f"{wager.name} does not take params "
-                           f"{wager.params_dict}", "623a.3(a)")
-    raise WagerRefused("unknown_wager", f"{wager.name!r} is not a wager offered at this "
-                       f"{state.options.game} table", "623a.3(a)")
 
 
 def _check_timing(state: CrapsState, w: Wager, spec) -> None:

@@ -10,7 +10,17 @@ from .errors import WagerRefused
 from .high_roll_rules import EQUAL_VALUE, MILLIONAIRE_MAX
 from .high_roll_settle import expected_dice, settle
 from .high_roll_state import SEATS, HighRollOptions, HighRollState
-from .model import RETURNED, Change, Line, Placement, Wager, check_amount, evolve
+from .model import (
+    RETURNED,
+    Change,
+    Line,
+    Placement,
+    Wager,
+    check_amount,
+    check_seat,
+    evolve,
+    refuse_unknown,
+)
 
 
 def new_table(options: HighRollOptions | None = None) -> HighRollState:
@@ -29,13 +39,11 @@ def _equal_section(state: HighRollState) -> str:
 def place(state: HighRollState, wager: Wager) -> Placement:
     """Places a wager, or raises `WagerRefused` naming the rule that forbids it."""
     check_amount(wager.amount)
-    if isinstance(wager.seat, bool) or not isinstance(wager.seat, int) \
-            or not 0 <= wager.seat < SEATS:
-        raise WagerRefused("bad_seat", f"seat must be 0-{SEATS - 1}, got {wager.seat!r}",
-                           "675a.1(a), 675a.2(c)")
+    check_seat(wager.seat, SEATS, "675a.1(a), 675a.2(c)")
     spec = state.options.specs.get((wager.name, wager.params))
     if spec is None:
-        _unknown(state, wager)
+        refuse_unknown(state.options.specs, wager,
+                       f"{state.options.dice}-dice High Roll Dice", "675a.2(e), 675a.6(d)")
     if state.has_wager(wager.id):
         raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
     if not state.betting_open or state.extra_phase:
@@ -49,16 +57,6 @@ def place(state: HighRollState, wager: Wager) -> Placement:
     _check_amount(state, wager)
     wager = evolve(wager, progress=0, point=None, working=None, shooter=None)
     return Placement(state.with_wagers((*state.wagers, wager)), wager)
-
-
-def _unknown(state: HighRollState, wager: Wager) -> None:
-    names = {name for name, _ in state.options.specs}
-    game = f"{state.options.dice}-dice High Roll Dice"
-    if wager.name in names:
-        raise WagerRefused("bad_params", f"{wager.name} does not take params "
-                           f"{wager.params_dict} at {game}", "675a.2(e), 675a.6(d)")
-    raise WagerRefused("unknown_wager", f"{wager.name!r} is not a wager of {game}",
-                       "675a.2(e), 675a.6(d)")
 
 
 def _check_order(state: HighRollState, w: Wager) -> None:

@@ -194,6 +194,22 @@ def check_faces(faces: Iterable[int], expected: int, section: str) -> tuple[int,
     return out
 
 
+def check_seat(seat: Any, seats: int, section: str) -> None:
+    """Refuses a seat outside the table's player positions 0..seats-1."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+        raise WagerRefused("bad_seat", f"seat must be 0-{seats - 1}, got {seat!r}", section)
+
+
+def refuse_unknown(specs: Mapping, wager: Wager, game: str, section: str) -> None:
+    """Raises the refusal for a (name, params) the table does not offer: wrong params of a
+    known wager, or a wager the game does not have."""
+    if any(name == wager.name for name, _ in specs):
+        raise WagerRefused("bad_params", f"{wager.name} does not take params "
+                           f"{wager.params_dict} at {game}", section)
+    raise WagerRefused("unknown_wager", f"{wager.name!r} is not a wager offered at {game}",
+                       section)
+
+
 def check_amount(amount: Any) -> int:
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
         raise WagerRefused("bad_amount",

@@ -7,7 +7,17 @@ Six Eight Shake is decided by the next roll.
 from __future__ import annotations
 
 from .errors import WagerRefused
-from .model import RETURNED, Change, Line, Placement, Wager, check_amount, evolve
+from .model import (
+    RETURNED,
+    Change,
+    Line,
+    Placement,
+    Wager,
+    check_amount,
+    check_seat,
+    evolve,
+    refuse_unknown,
+)
 from .props_hops_options import PropsHopsOptions
 from .props_hops_settle import settle
 from .props_hops_state import SEATS, PropsHopsState
@@ -32,18 +42,10 @@ def place(state: PropsHopsState, wager: Wager) -> Placement:
         seen: it counts only rolls after it is placed); no fee is ever taken.
     """
     check_amount(wager.amount)
-    if isinstance(wager.seat, bool) or not isinstance(wager.seat, int) \
-            or not 0 <= wager.seat < SEATS:
-        raise WagerRefused("bad_seat", f"seat must be 0-{SEATS - 1}, got {wager.seat!r}",
-                           "668a.1(a), 668a.2(c)")
+    check_seat(wager.seat, SEATS, "668a.1(a), 668a.2(c)")
     spec = state.options.specs.get((wager.name, wager.params))
     if spec is None:
-        names = {name for name, _ in state.options.specs}
-        if wager.name in names:
-            raise WagerRefused("bad_params", f"{wager.name} does not take params "
-                               f"{wager.params_dict}", _WAGERS)
-        raise WagerRefused("unknown_wager", f"{wager.name!r} is not a Props & Hops wager",
-                           _WAGERS)
+        refuse_unknown(state.options.specs, wager, "Props & Hops", _WAGERS)
     if state.has_wager(wager.id):
         raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
     if not state.betting_open:
