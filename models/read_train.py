@@ -25,7 +25,7 @@ from dicecall.models.trainloop import (
 
 REAL_REPEAT = 2  # each real die appears this often per epoch: real photos are few
 SYNTH_PER_REAL = 2.0  # at most this many synthetic dice per real die in one epoch
-FLAG_REPEAT = 3  # cocked and stacked dice are a few percent of the scenes; the regulation's
+FLAG_REPEAT = 2  # cocked and stacked dice are a few percent of the scenes; the regulation's
 # no-roll calls depend on them, so each appears this often per epoch
 
 
