@@ -161,7 +161,7 @@ def edge_config(tmp: Path, svc: Service, table, device, secret, replay: Path, **
            "publisher": {"backoff_initial_s": 0.05, "backoff_max_s": 0.3, "timeout_s": 5},
            "health": {"port": None}, "drain_timeout_s": 30, "log_json": True}
     for key, value in over.items():
-        if isinstance(value, dict) and isinstance(raw.get(key), dict):
+        if key != "source" and isinstance(value, dict) and isinstance(raw.get(key), dict):
             raw[key] = {**raw[key], **value}
         else:
             raw[key] = value
