@@ -3,7 +3,8 @@
 A bundle folder holds `frames.csv` (header `file,t_ms`), the JPEG frames it names, `zones.json`
 (the table calibration the edge loads) and `truth.json` (every throw: the plan, the labels and
 the verdict a perfect reader would reach). Frames that do not change (the empty table, dice
-at rest) are written once and listed once per frame time, which keeps a bundle small.
+at rest) are written once and listed once per frame time, which keeps a bundle small. The
+table shows empty only at the start (the edge's reference) and briefly between throws.
 """
 
 from __future__ import annotations
@@ -43,8 +44,11 @@ RANK = (1, 6, 5, 4, 3, 2)  # 675a.2(d): the ace ranks highest, the 2 lowest
 @dataclass
 class Timing:
     fps: float = 10.0
-    idle_s: float = 0.8
+    idle_s: float = 1.2
     rest_s: float = 1.2
+    #: Between throws the table shows empty for less than a settle (4 frames): the edge
+    #: reads every still scene after motion, and an empty table is no throw.
+    gap_s: float = 0.2
     quality: int = 80
     #: In flight only every `flight_step`-th frame is kept, at `flight_quality`: motion is
     #: all the edge needs of them, and they are most of a bundle's bytes.
@@ -102,7 +106,7 @@ def make_bundle(name: str, out: Path, seed: int = 7, timing: Timing | None = Non
     calib.save(out / "zones.json")
     film, sim, rng = _Film(out, timing), Sim(), np.random.default_rng(seed)
     empty = film.image(render(stage, [])[0])
-    film.show(empty, timing.idle_s + 0.4)  # the edge takes its empty-table reference here
+    film.show(empty, timing.idle_s)  # the edge takes its empty-table reference here
     lid_frames = [film.image(render(stage, [], overlay=lambda im, k=k: lid(
         im, stage, (8 * np.sin(2.1 * k), 6 * np.cos(1.7 * k))))[0]) for k in range(5)] \
         if scene == "shaker" else []
@@ -140,8 +144,8 @@ def make_bundle(name: str, out: Path, seed: int = 7, timing: Timing | None = Non
         if scene != "shaker":
             film.show(film.image(_collecting(stage, t, before)))
             idle = film.image(render(stage, held)[0]) if held else empty
-            film.show(idle, timing.idle_s)
-    film.show(lid_frames[0] if lid_frames else idle, timing.idle_s)
+            film.show(idle, timing.gap_s)
+    film.show(lid_frames[0] if lid_frames else idle, timing.gap_s)
     film.write_index()
     truth = {"bundle": name, "game": game, "scene": scene, "seed": seed, "width": width,
              "height": height, "timing": asdict(timing), "frames": len(film.rows),
