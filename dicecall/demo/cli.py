@@ -25,6 +25,14 @@ def demo(
     Prints every reading beside the bundle's truth, the service's answer and each settlement
     line as it happens, then a summary and the service's URL. No camera, no network.
     """
+    import importlib.util
+
+    missing = [m for m in ("fastapi", "uvicorn", "sqlalchemy", "alembic", "httpx",
+                           "prometheus_client") if importlib.util.find_spec(m) is None]
+    if missing:
+        typer.echo(f"error: dicecall demo runs the service, which needs {', '.join(missing)}: "
+                   "pip install -e '.[service]'", err=True)
+        raise typer.Exit(2)
     from .run import run_demo
     from .service import ServiceError
 
