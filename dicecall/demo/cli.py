@@ -42,3 +42,6 @@ def demo(
     except ServiceError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
+    except KeyboardInterrupt:
+        typer.echo("stopped", err=True)
+        raise typer.Exit(130) from None

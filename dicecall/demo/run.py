@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import signal
 import tempfile
 import threading
 import time
@@ -150,6 +151,8 @@ def run_demo(speed: float = 4.0, port: int | None = None, keep_running: bool = F
     stop, events = threading.Event(), queue.Queue()
     threads: list[threading.Thread] = []
     logging.getLogger("dicecall.edge").setLevel(logging.ERROR)  # the demo prints events
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     svc.start()
     try:
         svc.wait_ready()
@@ -185,6 +188,10 @@ def run_demo(speed: float = 4.0, port: int | None = None, keep_running: bool = F
         for th in threads:
             th.join(10)
         svc.stop()
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise KeyboardInterrupt  # the same clean stop as Ctrl-C: edges, then the service
 
 
 def _wait_forever() -> None:
