@@ -12,6 +12,7 @@ craps scenes (`dicecall datasets generate`, pybullet) at 30 fps:
 Peak RSS is the edge process's VmHWM (/proc), the largest of the two runs.
 
 Usage: python bench/bench_edge.py [--throws 20] [--fps 30] [--frames 4 --ms 100 --after 100]
+       [--threads 2] [--no-jpeg]
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def main() -> None:
     ap.add_argument("--after", type=float, default=100.0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--port", type=int, default=18765)
+    ap.add_argument("--no-jpeg", action="store_true", help="send evidence hashes only")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_edge_"))
     env = {**os.environ, "DICECALL_DATABASE_URL": f"sqlite:///{tmp / 'svc.db'}",
@@ -139,7 +141,8 @@ def main() -> None:
                 # off here; it costs one frame difference per settled scene.
                 "settle": {"frames": args.frames, "ms": args.ms,
                            "min_after_motion_ms": args.after, "block_fraction": 1.0},
-                "outbox": {"path": str(tmp / f"{name}.db")}, "health": {"port": None},
+                "outbox": {"path": str(tmp / f"{name}.db"), "send_jpeg": not args.no_jpeg},
+                "health": {"port": None},
                 "reader": {"threads": args.threads}, "drain_timeout_s": 60}))
             results[name] = _edge(config, tmp / f"{name}.log")
     finally:
@@ -158,7 +161,8 @@ def main() -> None:
     tp_reads = sum(x.get("msg") == "roll read" for x in lines_tp)
     print(f"edge benchmark: {args.throws} throws, {kind}, {args.fps:g} fps replay, settle "
           f"frames={args.frames} ms={args.ms:g} min_after_motion_ms={args.after:g}, reader "
-          f"threads={args.threads}; CPU: {os.cpu_count()} cores (shared)\n")
+          f"threads={args.threads}, JPEGs sent: {not args.no_jpeg}; load average "
+          f"{os.getloadavg()[0]:.1f}; CPU: {os.cpu_count()} cores (shared)\n")
     print("| measure | p50 | p99 | max | n |")
     print("|---|---|---|---|---|")
     for label, vals in (("dice at rest -> ack (ms)", ack_lat),
