@@ -64,7 +64,7 @@ class EdgeRunner:
                                       pub.timeout_s),
             config.table_id, backoff_initial_s=pub.backoff_initial_s,
             backoff_max_s=pub.backoff_max_s, on_ack=self._acked, on_error=self._send_failed,
-            on_reject=self._rejected)
+            on_reject=self._rejected, observe=self.metrics.publish_seconds.observe)
         self._camera = "starting"
         self._last_frame = 0.0
         self._alarm = False
