@@ -191,3 +191,13 @@ def load_config(path: str | Path) -> EdgeConfig:
     except ValidationError as exc:
         lines = [f"  {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
         raise ConfigError(f"{p}: invalid configuration\n" + "\n".join(lines)) from None
+
+
+def check_paths(cfg: EdgeConfig) -> None:
+    """Refuses a configuration whose files are missing, before anything starts."""
+    for name in ("zones", "model_profile", "exposure"):
+        path = getattr(cfg, name)
+        if path is not None and not path.is_file():
+            raise ConfigError(f"{name}: no such file {path}")
+    if cfg.source.kind == "replay" and not (cfg.source.path / "frames.csv").is_file():
+        raise ConfigError(f"source.path: {cfg.source.path} has no frames.csv")

@@ -35,6 +35,8 @@ class Metrics:
                                     "Corrupt or undecodable frames skipped.", registry=r)
         self.reads = Counter("dicecall_edge_reads", "Settled scenes read, by verdict.",
                              ["verdict"], registry=r)
+        self.read_errors = Counter("dicecall_edge_read_errors", "Settled frames the reader "
+                                   "failed on (logged with the trace).", registry=r)
         self.blocked = Counter("dicecall_edge_blocked", "Still scenes not read: a hand or "
                                "the lid in view.", registry=r)
         self.read_seconds = Histogram("dicecall_edge_read_seconds", "Reader + verdict + "

@@ -55,6 +55,7 @@ class Outbox:
         self._db.executescript(SCHEMA)
         self._lock = threading.Lock()
         self.changed = threading.Condition()
+        self.version = 0  # bumped on every put/done, so a waiter cannot miss a change
 
     # -- state -------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -116,7 +117,11 @@ class Outbox:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+        self._bump()
+
+    def _bump(self) -> None:
         with self.changed:
+            self.version += 1
             self.changed.notify_all()
 
     # -- publisher ---------------------------------------------------------------------------
@@ -135,12 +140,13 @@ class Outbox:
                                  (json.dumps(response), seq))
             else:
                 self._db.execute("DELETE FROM rolls WHERE seq=?", (seq,))
-        with self.changed:
-            self.changed.notify_all()
+        self._bump()
 
-    def wait(self, timeout: float) -> None:
+    def wait(self, timeout: float, since: int | None = None) -> None:
+        """Waits for a put or done, or `timeout`; returns at once if `version` != `since`."""
         with self.changed:
-            self.changed.wait(timeout)
+            if since is None or since == self.version:
+                self.changed.wait(timeout)
 
     def close(self) -> None:
         with self._lock:

@@ -89,22 +89,27 @@ class Publisher:
                  backoff_initial_s: float = 0.2, backoff_max_s: float = 30.0,
                  on_ack: Callable[[Pending, int, dict], None],
                  on_error: Callable[[Pending, str, float], None],
-                 on_reject: Callable[[Pending, int, dict], None]) -> None:
+                 on_reject: Callable[[Pending, int, dict], None],
+                 observe: Callable[[float], None] | None = None) -> None:
         self.path = f"/v1/tables/{table_id}/rolls"
         self.client = client
         self.backoff = (backoff_initial_s, backoff_max_s)
         self.outbox = outbox
         self.on_ack, self.on_error, self.on_reject = on_ack, on_error, on_reject
+        self.observe = observe  # seconds of each answered POST
         self.up: bool | None = None  # did the last attempt reach the service
 
     def send(self, item: Pending) -> tuple[str, int, dict]:
         """Posts one roll: ("ack" | "retry" | "reject", status, answer). Never raises."""
+        t0 = time.perf_counter()
         try:
             status, data = self.client.request("POST", self.path, item.body)
         except (OSError, http.client.HTTPException) as exc:
             self.up = False
             return "retry", 0, {"message": f"{type(exc).__name__}: {exc}"}
         self.up = True
+        if self.observe is not None:
+            self.observe(time.perf_counter() - t0)
         if 200 <= status < 300:
             return "ack", status, data
         if status >= 500 or status in RETRY_4XX:
@@ -115,9 +120,10 @@ class Publisher:
         """Sends until `stop` is set; waits on the outbox when it is empty."""
         delay = self.backoff[0]
         while not stop.is_set():
+            seen = self.outbox.version
             item = self.outbox.head()
             if item is None:
-                self.outbox.wait(0.5)
+                self.outbox.wait(0.5, since=seen)  # a put after head() returns at once
                 continue
             outcome, status, data = self.send(item)
             if outcome == "retry":

@@ -16,14 +16,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .config import ConfigError, EdgeConfig
+from .camera import pump
+from .config import EdgeConfig, check_paths
 from .flow import GameFlow
 from .health import HealthServer, Metrics
 from .outbox import Outbox, Pending
 from .publisher import Publisher, SignedClient
 from .reading import Reading
 from .settle import BLOCKED, SETTLED, SettleDetector, SettleEvent
-from .sources import CameraError, Frame, FrameSource, build_source
+from .sources import Frame, FrameSource, build_source
 
 log = logging.getLogger("dicecall.edge")
 
@@ -63,7 +64,7 @@ class EdgeRunner:
                                       pub.timeout_s),
             config.table_id, backoff_initial_s=pub.backoff_initial_s,
             backoff_max_s=pub.backoff_max_s, on_ack=self._acked, on_error=self._send_failed,
-            on_reject=self._rejected)
+            on_reject=self._rejected, observe=self.metrics.publish_seconds.observe)
         self._camera = "starting"
         self._last_frame = 0.0
         self._alarm = False
@@ -93,6 +94,9 @@ class EdgeRunner:
         self.metrics.acks.labels(str(status)).inc()
         self.flow.on_ack(data)
         self._outbox_gauges()
+        log.info("roll acknowledged", extra={
+            "seq": item.seq, "roll_id": item.roll_id, "http_status": status,
+            "status": data.get("status"), "latency_ms": round(latency * 1000, 2)})
         self.emit("ack", roll_id=item.roll_id, seq=item.seq, http_status=status,
                   response=data, latency_ms=round(latency * 1000, 2), ack_wall=time.time())
 
@@ -186,7 +190,13 @@ class EdgeRunner:
         detected_wall = time.time()
         rest_wall = frame.wall - (frame.t - ev.still_since)
         expect = self._expect()
-        roll = self.reading.roll(frame, expect, self._seq)
+        try:
+            roll = self.reading.roll(frame, expect, self._seq)
+        except Exception as exc:  # a reader fault on one frame must not stop the table
+            self.metrics.read_errors.inc()
+            log.exception("reading a settled frame failed", extra={"frame": frame.label})
+            self.emit("read_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
+            return
         if roll.with_jpeg and not self.outbox.fits(len(roll.body)):
             log.error("outbox full: this roll is kept with its evidence hashes only",
                       extra={"seq": roll.seq, "max_bytes": self.cfg.outbox.max_bytes})
@@ -208,7 +218,9 @@ class EdgeRunner:
         self._outbox_gauges()
         log.info("roll read", extra={"seq": roll.seq, "roll_id": roll.roll_id,
                                      "verdict": roll.verdict.status,
-                                     "faces": list(roll.verdict.faces), "frame": frame.label})
+                                     "faces": list(roll.verdict.faces), "frame": frame.label,
+                                     "read_ms": round(read_s * 1000, 2),
+                                     "rest_wall": rest_wall, "detected_wall": detected_wall})
         self.emit("read", roll_id=roll.roll_id, seq=roll.seq, verdict=roll.verdict.status,
                   faces=list(roll.verdict.faces), reasons=[r.as_dict() for r in
                                                           roll.verdict.reasons],
@@ -217,34 +229,14 @@ class EdgeRunner:
                   frame=frame.label, t=frame.t, rest_wall=rest_wall,
                   detected_wall=detected_wall, jpeg=roll.with_jpeg)
 
-    def _camera_loop(self, stop: threading.Event) -> None:
-        backoff = 0.5
-        while not stop.is_set():
-            try:
-                self.source.open()
-                self._camera = "up"
-                self.metrics.camera_up.set(1)
-                for frame in self.source.frames():
-                    self._on_frame(frame)
-                    backoff = 0.5
-                    if stop.is_set():
-                        return
-                if self.source.finite:
-                    self._camera = "ended"
-                    return
-                raise CameraError("the source ended")
-            except CameraError as exc:
-                self._camera = "down"
-                self.metrics.camera_up.set(0)
-                self.metrics.camera_errors.inc()
-                log.error("camera error; reopening", extra={"error": str(exc),
-                                                            "retry_in_s": backoff})
-                self.emit("camera_error", error=str(exc), retry_in_s=backoff)
-                stop.wait(backoff)
-                backoff = min(backoff * 2, 30.0)
-            finally:
-                self.metrics.camera_up.set(0)
-                self.source.close()
+    def _camera_state(self, state: str) -> None:
+        self._camera = state
+        self.metrics.camera_up.set(int(state == "up"))
+
+    def _camera_failed(self, error: str, retry_in: float) -> None:
+        self.metrics.camera_errors.inc()
+        log.error("camera error; reopening", extra={"error": error, "retry_in_s": retry_in})
+        self.emit("camera_error", error=error, retry_in_s=retry_in)
 
     def run(self, stop: threading.Event) -> None:
         """Reads until `stop` is set, or a finite source ended and the outbox drained."""
@@ -257,12 +249,15 @@ class EdgeRunner:
         pub_stop = threading.Event()
         publisher = threading.Thread(target=self.publisher.run, args=(pub_stop,),
                                      name="edge-publisher", daemon=True)
+        started = time.monotonic()
         try:
             self._startup_sync()
             publisher.start()
             self._outbox_gauges()
             self.ready.set()
-            self._camera_loop(stop)
+            if pump(self.source, self._on_frame, stop, self._camera_state,
+                    self._camera_failed) == "ended":
+                self._camera_state("ended")
             deadline = time.monotonic() + self.cfg.drain_timeout_s
             while not stop.is_set() and self.outbox.depth() and time.monotonic() < deadline:
                 self.outbox.wait(0.1)
@@ -275,15 +270,9 @@ class EdgeRunner:
             if health is not None:
                 health.stop()
             self.client.close()
+            log.info("edge stopped", extra={
+                "frames": int(self.metrics.value("dicecall_edge_frames_total")),
+                "seconds": round(time.monotonic() - started, 3),
+                "outbox_depth": self.outbox.depth()})
             self.outbox.close()
             self.ready.clear()
-
-
-def check_paths(cfg: EdgeConfig) -> None:
-    """Refuses a configuration whose files are missing, before anything starts."""
-    for name in ("zones", "model_profile", "exposure"):
-        path = getattr(cfg, name)
-        if path is not None and not path.is_file():
-            raise ConfigError(f"{name}: no such file {path}")
-    if cfg.source.kind == "replay" and not (cfg.source.path / "frames.csv").is_file():
-        raise ConfigError(f"source.path: {cfg.source.path} has no frames.csv")

@@ -94,3 +94,11 @@ def test_size_alarm_and_fit(tmp_path):
     box.done(0, None)
     assert box.depth() == 0
     box.close()
+
+
+def test_the_documented_example_is_a_valid_configuration():
+    from pathlib import Path
+
+    example = Path(__file__).parents[2] / "docs" / "edge-table.example.yaml"
+    cfg = load_config(example)
+    assert cfg.source.kind == "picamera2" and cfg.source.lores_size == (320, 240)

@@ -68,3 +68,27 @@ def test_kill_9_mid_publish_then_restart_loses_nothing_and_settles_once(tmp_path
         assert db.execute("SELECT COUNT(*) FROM rolls").fetchone()[0] == 0
     lines = log.read_text().splitlines()
     assert any('"msg": "roll read"' in line for line in lines)  # structured JSON logs
+
+
+def test_sigterm_stops_cleanly_and_keeps_what_is_unsent(tmp_path, kit):
+    svc = kit.Service(tmp_path)  # never started: every roll waits in the outbox
+    replay = tmp_path / "replay"
+    write_replay(replay, kit.scenes(3, seed=4), motion=3, still=8)
+    config = tmp_path / "table.yaml"
+    config.write_text(yaml.safe_dump({
+        "table_id": "t", "device_id": "d", "device_secret": "s" * 32,
+        "service_url": svc.url, "game": "craps",
+        "source": {"kind": "replay", "path": "replay", "speed": 1.0, "loop": True},
+        "outbox": {"path": "outbox.db"}, "health": {"port": None},
+        "reader": {"threads": 1}, "log_json": True}))
+    log = tmp_path / "edge.log"
+    proc = _start(config, log)
+    deadline = time.monotonic() + 60
+    while '"msg": "roll read"' not in log.read_text() and time.monotonic() < deadline:
+        assert proc.poll() is None, log.read_text()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(20) == 0, log.read_text()
+    assert '"msg": "edge stopped"' in log.read_text()
+    with sqlite3.connect(tmp_path / "outbox.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM rolls WHERE state='pending'").fetchone()[0] >= 1
