@@ -156,7 +156,8 @@ def run_demo(speed: float = 4.0, port: int | None = None, keep_running: bool = F
     svc.start()
     try:
         svc.wait_ready()
-        echo(f"service: {svc.url} on SQLite in {work} (log: {svc.log_path})")
+        echo(f"service: {svc.url} on SQLite in {work}, up after "
+             f"{time.monotonic() - start:.1f} s (log: {svc.log_path})")
         admin = _client(svc.url, svc.admin_token())
         tables = setup_tables(svc.url, admin)
         for t in tables:
@@ -165,9 +166,11 @@ def run_demo(speed: float = 4.0, port: int | None = None, keep_running: bool = F
             t.top_up(echo)
         from dicecall.edge.runner import EdgeRunner
 
+        loading = time.monotonic()
         runners = [EdgeRunner(edge_config(t, svc.url, work, speed), on_event=events.put)
                    for t in tables]
-        echo(f"edges: replaying {', '.join(t.bundle for t in tables)} at {speed:g}x\n")
+        echo(f"edges: readers loaded in {time.monotonic() - loading:.1f} s; replaying "
+             f"{', '.join(t.bundle for t in tables)} at {speed:g}x\n")
         threads = [threading.Thread(target=r.run, args=(stop,), name=f"edge-{t.bundle}",
                                     daemon=True) for r, t in zip(runners, tables, strict=True)]
         for th in threads:

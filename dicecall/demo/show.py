@@ -74,9 +74,9 @@ def summary_lines(tables: list[dict], url: str, wall_s: float) -> list[str]:
                    f"{money(s['paid']):>11}{money(s['collected']):>11}")
     kinds = sorted({k for t in tables for k in t["no_roll_kinds"]})
     out.append("")
-    out.append("no-roll kinds called by the camera: " + (", ".join(kinds) or "none"))
+    out.append("no-roll and review calls by the camera: " + (", ".join(kinds) or "none"))
     truth = sorted({k for t in tables for k in t["truth_kinds"]})
-    out.append("no-roll kinds in the bundles' truth: " + ", ".join(truth))
+    out.append("calls in the bundles' truth (exact readings): " + ", ".join(truth))
     lost = [t["name"] for t in tables if not t["exactly_once"]]
     out.append("every reading reached the service exactly once: "
                + ("yes" if not lost else "NO (" + ", ".join(lost) + ")"))
