@@ -87,17 +87,27 @@ def _hwm_kb(pid: int) -> int:
     return 0
 
 
-def _edge(config: Path, log: Path) -> tuple[list[dict], int]:
+def _cpu_s(pid: int) -> float | None:
+    """utime + stime of a process and its threads, seconds (None once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _edge(config: Path, log: Path) -> tuple[list[dict], int, float]:
     proc = subprocess.Popen([str(BIN), "edge", "run", "--config", str(config)],
                             stdout=log.open("w"), stderr=subprocess.STDOUT)
-    peak = 0
+    peak, cpu = 0, 0.0
     while proc.poll() is None:
         peak = max(peak, _hwm_kb(proc.pid))
+        cpu = _cpu_s(proc.pid) or cpu
         time.sleep(0.05)
     if proc.returncode != 0:
         raise SystemExit(f"edge exited {proc.returncode}:\n{log.read_text()[-2000:]}")
     lines = [json.loads(x) for x in log.read_text().splitlines() if x.startswith("{")]
-    return lines, peak
+    return lines, peak, cpu
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -148,7 +158,7 @@ def main() -> None:
     finally:
         service.terminate()
         service.wait(10)
-    lines, peak_lat = results["latency"]
+    lines, peak_lat, _ = results["latency"]
     acks = [x for x in lines if x.get("msg") == "roll acknowledged"]
     reads = {x["seq"]: x for x in lines if x.get("msg") == "roll read"}
     ack_lat = [x["latency_ms"] for x in acks]
@@ -156,7 +166,7 @@ def main() -> None:
     detect_to_ack = [x["latency_ms"] - (reads[x["seq"]]["detected_wall"]
                                         - reads[x["seq"]]["rest_wall"]) * 1000
                      for x in acks if x["seq"] in reads]
-    lines_tp, peak_tp = results["throughput"]
+    lines_tp, peak_tp, cpu_tp = results["throughput"]
     stop = next(x for x in lines_tp if x.get("msg") == "edge stopped")
     tp_reads = sum(x.get("msg") == "roll read" for x in lines_tp)
     print(f"edge benchmark: {args.throws} throws, {kind}, {args.fps:g} fps replay, settle "
@@ -175,6 +185,8 @@ def main() -> None:
     print("|---|---|")
     print(f"| frames processed per second (speed 0, {stop['frames']} frames, {tp_reads} reads) "
           f"| {stop['frames'] / stop['seconds']:.1f} |")
+    print(f"| edge CPU time per frame, throughput run (incl. start-up and model load) | "
+          f"{cpu_tp * 1000 / stop['frames']:.2f} ms |")
     print(f"| latency run: frames / throws acknowledged | {n_frames} / {len(acks)} |")
     print(f"| peak RSS of the edge process (VmHWM) | {max(peak_lat, peak_tp) / 1024:.1f} MB |")
     print(f"| mean rest->ack (ms) | {statistics.fmean(ack_lat):.1f} |")

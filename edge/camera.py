@@ -24,10 +24,12 @@ def pump(source: FrameSource, on_frame: Callable[[Frame], None], stop: threading
     """
     backoff = BACKOFF_START_S
     while not stop.is_set():
+        frames = None
         try:
             source.open()
             on_state("up")
-            for frame in source.frames():
+            frames = source.frames()
+            for frame in frames:
                 on_frame(frame)
                 backoff = BACKOFF_START_S
                 if stop.is_set():
@@ -41,5 +43,7 @@ def pump(source: FrameSource, on_frame: Callable[[Frame], None], stop: threading
             stop.wait(backoff)
             backoff = min(backoff * 2, BACKOFF_MAX_S)
         finally:
+            if hasattr(frames, "close"):
+                frames.close()  # a camera source releases the request it holds
             source.close()
     return "stopped"

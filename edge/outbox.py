@@ -14,6 +14,7 @@ are dropped (the hashes stay) rather than the roll. A roll is never dropped.
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import threading
 import time
@@ -32,6 +33,9 @@ CREATE TABLE IF NOT EXISTS rolls (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+DISK_RESERVE = 64 * 2**20  # left free on the filesystem for the database's own writes
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,14 @@ class Outbox:
         wal = self.path.with_name(self.path.name + "-wal")
         return (pages - free) * size + (wal.stat().st_size if wal.exists() else 0)
 
+    def disk_free(self) -> int:
+        """Free bytes on the outbox's filesystem (the budget means nothing past them)."""
+        return shutil.disk_usage(self.path.parent).free
+
     def alarm(self) -> bool:
-        return self.used_bytes() >= self.alarm_fraction * self.max_bytes
+        """Above the alarm share of the budget, or the filesystem itself nearly full."""
+        return (self.used_bytes() >= self.alarm_fraction * self.max_bytes
+                or self.disk_free() < DISK_RESERVE * 4)
 
     def depth(self) -> int:
         with self._lock:
@@ -94,7 +104,8 @@ class Outbox:
 
     # -- writer ------------------------------------------------------------------------------
     def fits(self, nbytes: int) -> bool:
-        return self.used_bytes() + nbytes <= self.max_bytes
+        return (self.used_bytes() + nbytes <= self.max_bytes
+                and self.disk_free() - nbytes >= DISK_RESERVE)
 
     def put(self, seq: int, roll_id: str, body: bytes, settled_wall: float,
             cursor: tuple[str, str] | None = None) -> None:

@@ -105,20 +105,23 @@ class Picamera2Source:
                 request = self._cam.capture_request()
             except Exception as exc:
                 raise CameraError(f"capture failed: {exc}") from exc
-            try:
-                main = request.make_array("main")  # "RGB888" is B, G, R in memory
-                grey = y_plane(request.make_array("lores"), h, w)
-                meta = request.get_metadata()
-            except CameraError:
-                raise
-            except Exception as exc:
-                raise CameraError(f"reading the request failed: {exc}") from exc
+            try:  # the request is released however the consumer leaves this frame
+                try:
+                    grey = y_plane(request.make_array("lores"), h, w)
+                    meta = request.get_metadata()
+                except CameraError:
+                    raise
+                except Exception as exc:
+                    raise CameraError(f"reading the request failed: {exc}") from exc
+                self._n += 1
+                ts = meta.get("SensorTimestamp")
+                t = ts / 1e9 if ts else time.monotonic()
+                # "RGB888" is B, G, R in memory. The full-size copy is made only for the
+                # frame that is read, while this request is still held.
+                yield Frame(t, time.time(), None, grey, f"#{self._n}",
+                            load=lambda r=request: r.make_array("main"))
             finally:
                 request.release()
-            self._n += 1
-            ts = meta.get("SensorTimestamp")
-            t = ts / 1e9 if ts else time.monotonic()
-            yield Frame(t, time.time(), main, grey, f"#{self._n}")
 
     def close(self) -> None:
         cam, self._cam = self._cam, None

@@ -91,7 +91,7 @@ class Reading:
 
     def roll(self, frame: Frame, expect: Expect, seq: int) -> Roll:
         """Reads the frame and builds the exact body that the outbox stores and posts."""
-        image = frame.image
+        image = frame.bgr()
         zones = self.zones or Zones.whole_frame(image.shape[1], image.shape[0])
         prof = profile(self.cfg.game, expect.dice if expect.phase == "extra" else None)
         v = verdict(self.reader.read(image), prof, zones, self.vcfg)

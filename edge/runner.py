@@ -119,7 +119,7 @@ class EdgeRunner:
         used = self.outbox.used_bytes()
         self.metrics.outbox_depth.set(self.outbox.depth())
         self.metrics.outbox_bytes.set(used)
-        alarm = used >= self.cfg.outbox.alarm_fraction * self.cfg.outbox.max_bytes
+        alarm = self.outbox.alarm()
         self.metrics.outbox_alarm.set(int(alarm))
         if alarm and not self._alarm:
             log.error("outbox above its alarm level", extra={

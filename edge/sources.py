@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import csv
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -31,7 +31,8 @@ class Frame:
     Attributes:
         t: capture time in seconds on the source's clock (sensor or replay time), increasing.
         wall: Unix time when the frame reached the edge, seconds.
-        image: (H, W, 3) uint8 BGR reading frame, or None when `error` is set.
+        image: (H, W, 3) uint8 BGR reading frame; None when `error` is set or when `load`
+            gives it on demand (valid only while the source is not advanced).
         grey: (h, w) uint8 luminance for motion (the lores stream), or None with `error`.
         label: where it came from (file name, frame number), for logs and evidence.
         error: why the frame could not be used (corrupt file, decode failure).
@@ -43,6 +44,16 @@ class Frame:
     grey: np.ndarray | None
     label: str
     error: str | None = None
+    load: Callable[[], np.ndarray] | None = field(default=None, repr=False)
+
+    def bgr(self) -> np.ndarray:
+        """The reading frame; a camera may copy it out only now (only settled frames are
+        read, so the full-size copy is skipped for every other frame)."""
+        if self.image is None and self.load is not None:
+            return self.load()
+        if self.image is None:
+            raise ValueError(f"frame {self.label} has no image ({self.error})")
+        return self.image
 
 
 class FrameSource(Protocol):

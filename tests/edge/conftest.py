@@ -122,12 +122,21 @@ class ScriptedReader:
     def read(self, image: np.ndarray):
         from dicecall.vision.dice import Dice
 
-        faces = self.rolls[self.calls % len(self.rolls)]
+        script = self.rolls[self.calls % len(self.rolls)]
         self.calls += 1
-        n = len(faces)
+        # (faces...) in the middle of the frame, or {"faces": ..., "held": ...} with the held
+        # dice in a strip at the top (the High Roll throw box area).
+        faces, held = (script["faces"], script["held"]) if isinstance(script, dict) \
+            else (script, ())
         h, w = image.shape[:2]
-        xs = np.linspace(w * 0.2, w * 0.8, n) if n > 1 else np.array([w / 2])
-        centers = np.stack([xs, np.full(n, h / 2)], axis=1)
+        rows = []
+        for group, y in ((faces, h / 2), (held, h * 0.08)):
+            k = len(group)
+            xs = np.linspace(w * 0.2, w * 0.8, k) if k > 1 else np.array([w / 2] * k)
+            rows += [(x, y) for x in xs]
+        faces = tuple(faces) + tuple(held)
+        n = len(faces)
+        centers = np.array(rows, np.float32).reshape(n, 2)
         probs = np.zeros((n, 6), np.float32)
         probs[np.arange(n), np.array(faces) - 1] = 1.0
         return Dice(centers=centers, boxes=np.concatenate([centers - 10, centers + 10], 1),

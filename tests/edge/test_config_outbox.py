@@ -102,3 +102,15 @@ def test_the_documented_example_is_a_valid_configuration():
     example = Path(__file__).parents[2] / "docs" / "edge-table.example.yaml"
     cfg = load_config(example)
     assert cfg.source.kind == "picamera2" and cfg.source.lores_size == (320, 240)
+
+
+def test_a_nearly_full_filesystem_alarms_and_refuses_jpegs(tmp_path, monkeypatch):
+    import shutil
+
+    from dicecall.edge import outbox as module
+
+    box = Outbox(tmp_path / "o.db", 10**12, 0.8)  # a budget larger than the disk
+    free = module.DISK_RESERVE * 2
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(0, 0, free))
+    assert box.alarm() and box.fits(1000) and not box.fits(module.DISK_RESERVE + 1)
+    box.close()

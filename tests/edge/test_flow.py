@@ -79,3 +79,35 @@ def test_a_new_outbox_continues_the_devices_sequence(tmp_path, service, kit):
     stored = service.rolls(table)
     assert [r["seq"] for r in stored] == [0, 1, 2, 3]
     assert [r["sequence"]["status"] for r in stored] == ["first", "ok", "ok", "ok"]
+
+
+def test_held_dice_in_the_calibrated_held_zone_are_not_counted_675a_4_e(tmp_path, service,
+                                                                          kit):
+    """A zones file from calibration: during the Extra Roll the four held sixes lie in the
+    `held` zone and only the six rethrown dice are read as the throw."""
+    from dicecall.calibration.layout import ZonesFile
+    from dicecall.calibration.table import TablePose
+    from dicecall.calibration.zones import calibrate_zones
+
+    pose = TablePose(homography=np.eye(3).tolist(), source="points", points=4, rms_px=0,
+                     max_px=0)  # 1 mm = 1 px on the 320 x 240 test frames
+    zones = ZonesFile(zones=[
+        {"name": "throw_area", "role": "play", "polygon_mm": [(0, 40), (320, 40), (320, 240),
+                                                              (0, 240)]},
+        {"name": "box", "role": "held", "polygon_mm": [(0, 0), (320, 0), (320, 39), (0, 39)]}])
+    calibrate_zones(pose, zones).save(tmp_path / "zones.json")
+    table, device, secret = service.table("high-roll-dice")
+    for name, params in (("pip_street", {"face": 1}), ("like_kind", {"count": 5}),
+                         ("extra_roll", {})):
+        service.wager(table, name, 1000, 0, **params)
+    replay = tmp_path / "replay"
+    write_replay(replay, kit.scenes(2), motion=3, still=8)
+    cfg = kit.config(tmp_path, service, table, device, secret, replay, game="high-roll-dice",
+                     zones=str(tmp_path / "zones.json"))
+    events = []
+    script = [FIRST, {"faces": EXTRA, "held": (6, 6, 6, 6)}]
+    EdgeRunner(cfg, on_event=events.append, reader=kit.Reader(script)).run(threading.Event())
+    reads = [e for e in events if e["kind"] == "read"]
+    assert [(e["phase"], e["verdict"], len(e["faces"])) for e in reads] == [
+        ("first", "valid", 10), ("extra", "valid", 6)]
+    assert [r["status"] for r in service.rolls(table)] == ["settled", "settled"]

@@ -27,8 +27,11 @@ class FakeRequest:
         self.released = False
 
     def make_array(self, stream: str) -> np.ndarray:
+        if self.released:
+            raise RuntimeError("request used after release")
         if self.cam.fail_make_array:
             raise RuntimeError("dmabuf gone")
+        self.cam.arrays.append(stream)
         if stream == "main":
             return self.main.copy()
         w, h = LORES
@@ -55,6 +58,7 @@ class FakePicamera2:
         self.requests: list[FakeRequest] = []
         self.outstanding = 0
         self.fail_make_array = False
+        self.arrays: list[str] = []  # streams copied out, in order
         self.started = self.closed = False
         self.n = 0
         FakePicamera2.instances.append(self)
@@ -134,9 +138,13 @@ def test_configuration_controls_and_release(fake_picamera2, exposure_file):
         "AeEnable": False, "AwbEnable": False, "ColourGains": (1.8, 1.4),
         "AnalogueGain": 2.0, "ExposureTime": 8000, "AfMode": 0, "LensPosition": 2.5})
     frames = source.frames()
-    got = [next(frames) for _ in range(5)]
-    assert all(r.released for r in cam.requests)  # every request given back at once
-    assert got[0].image.shape == (MAIN[1], MAIN[0], 3)
+    first = next(frames)
+    assert first.bgr().shape == (MAIN[1], MAIN[0], 3)  # copied out while the request is held
+    got = [first] + [next(frames) for _ in range(4)]
+    assert all(r.released for r in cam.requests[:-1])  # given back as soon as we move on
+    frames.close()
+    assert all(r.released for r in cam.requests)
+    assert cam.arrays.count("main") == 1 and cam.arrays.count("lores") == 5
     assert got[0].grey.shape == (LORES[1], LORES[0]) and (got[0].grey == 90).all()
     assert got[1].t - got[0].t == pytest.approx(1 / 30, abs=1e-6)  # sensor timestamps
     source.close()
@@ -193,4 +201,6 @@ def test_lores_motion_drives_a_read_through_the_runner(fake_picamera2, tmp_path,
     thread.join(10)
     reads = [e for e in events if e["kind"] == "read"]
     assert len(reads) == 1 and reads[0]["faces"] == [3, 5]
-    assert all(r.released for r in fake_picamera2.instances[0].requests)
+    cam = fake_picamera2.instances[0]
+    assert all(r.released for r in cam.requests)
+    assert cam.arrays.count("main") == 1  # only the settled frame is copied out in full

@@ -69,3 +69,27 @@ def test_evidence_is_the_frame_that_was_read(tmp_path, service, kit):
         decoded = cv2.imdecode(__import__("numpy").frombuffer(clean, "uint8"), cv2.IMREAD_COLOR)
         assert abs(decoded.astype(int) - scene.astype(int)).mean() < 3  # JPEG of the scene
     assert (service.settings.evidence_dir).exists()
+
+
+def test_the_real_reader_end_to_end_sends_what_vision_reads(tmp_path, service, kit):
+    """The committed ONNX models on two sample frames: the service stores exactly the
+    verdict and faces that `vision` gives for the same frame (whatever their quality)."""
+    from pathlib import Path
+
+    from dicecall.vision.profiles import Zones, profile
+    from dicecall.vision.reader import DiceReader
+    from dicecall.vision.verdict import verdict
+
+    frames = Path(__file__).parents[1] / "data" / "frames"
+    scenes = [cv2.imread(str(frames / f"craps_000000{i}.jpg")) for i in (4, 5)]
+    table, device, secret = service.table("craps")
+    replay = tmp_path / "replay"
+    write_replay(replay, scenes, motion=3, still=6, ext=".png")  # lossless: same pixels
+    cfg = kit.config(tmp_path, service, table, device, secret, replay, reader={"threads": 1})
+    EdgeRunner(cfg).run(threading.Event())
+    reader = DiceReader()
+    expected = [verdict(reader.read(s), profile("craps"), Zones.whole_frame(640, 480))
+                for s in scenes]
+    stored = service.rolls(table)
+    assert [r["verdict"] for r in stored] == [v.status for v in expected]
+    assert [r["faces"] for r in stored] == [list(v.faces) for v in expected]
