@@ -27,7 +27,7 @@ class ReaderConfig(BaseModel):
     pip_threshold: float = Field(0.5, gt=0.0, lt=1.0,
                                  description="pip heatmap peak needed to count a pip "
                                              "(chosen on the synthetic validation set)")
-    pip_radius: float = Field(0.5, gt=0.0, le=1.0,
+    pip_radius: float = Field(0.45, gt=0.0, le=1.0,
                               description="count pips within this x the die side of the crop "
                                           "centre (a neighbour's pips lie further out)")
     near_peaks: float = Field(0.5, ge=0.0, le=2.0,
