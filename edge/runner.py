@@ -14,15 +14,17 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .camera import pump
 from .config import EdgeConfig, check_paths
-from .flow import GameFlow
+from .flow import Expect, GameFlow
 from .health import HealthServer, Metrics
 from .outbox import Outbox, Pending
+from .phase import PhaseTracker
 from .publisher import Publisher, SignedClient
-from .reading import Reading
+from .reading import Reading, Scene
 from .settle import BLOCKED, SETTLED, SettleDetector, SettleEvent
 from .sources import Frame, FrameSource, build_source
 
@@ -65,6 +67,13 @@ class EdgeRunner:
             config.table_id, backoff_initial_s=pub.backoff_initial_s,
             backoff_max_s=pub.backoff_max_s, on_ack=self._acked, on_error=self._send_failed,
             on_reject=self._rejected, observe=self.metrics.publish_seconds.observe)
+        self.phase: PhaseTracker | None = None
+        if self.flow.high_roll:
+            self._phase_client = SignedClient(config.service_url, config.device_id, secret,
+                                              pub.timeout_s)
+            self.phase = PhaseTracker(self.flow, lambda: self._phase_client.request(
+                "GET", f"/v1/tables/{config.table_id}/device"))
+        self._pending: _Settled | None = None  # a High Roll read waiting for its phase
         self._camera = "starting"
         self._last_frame = 0.0
         self._alarm = False
@@ -92,7 +101,8 @@ class EdgeRunner:
         latency = time.time() - item.settled_wall
         self.metrics.ack_seconds.observe(latency)
         self.metrics.acks.labels(str(status)).inc()
-        self.flow.on_ack(data)
+        if self.phase is not None:
+            self.phase.answered(item.seq, data)
         self._outbox_gauges()
         log.info("roll acknowledged", extra={
             "seq": item.seq, "roll_id": item.roll_id, "http_status": status,
@@ -109,6 +119,8 @@ class EdgeRunner:
 
     def _rejected(self, item: Pending, status: int, data: dict) -> None:
         self.metrics.publish_errors.labels("rejected").inc()
+        if self.phase is not None:
+            self.phase.answered(item.seq, None)
         log.error("service refused a roll; kept in the outbox as rejected",
                   extra={"seq": item.seq, "roll_id": item.roll_id, "status": status,
                          "answer": data})
@@ -140,8 +152,9 @@ class EdgeRunner:
 
     # -- the read loop -----------------------------------------------------------------------
     def _startup_sync(self) -> None:
-        """Asks the service for the table's phase and, with a new outbox, the last seq."""
-        if not (self.flow.high_roll or self._fresh):
+        """With a new outbox, asks the service for the device's last seq (the High Roll
+        phase is the PhaseTracker's)."""
+        if not self._fresh:
             return
         try:
             status, data = self.client.request("GET", f"/v1/tables/{self.cfg.table_id}/device")
@@ -151,19 +164,8 @@ class EdgeRunner:
         if status != 200:
             log.warning("device state refused", extra={"status": status, "answer": data})
             return
-        self.flow.on_device_state(data)
-        if self._fresh and data.get("last_seq") is not None:
+        if data.get("last_seq") is not None:
             self._seq = max(self._seq, data["last_seq"] + 1)
-
-    def _expect(self):
-        """High Roll: the previous throw's answer decides this one's dice; wait for it."""
-        if self.flow.high_roll:
-            deadline = time.monotonic() + self.cfg.high_roll_wait_s
-            while self.outbox.depth() and time.monotonic() < deadline:
-                self.outbox.wait(0.05)
-            if self.flow.uncertain:
-                self._startup_sync()
-        return self.flow.expect()
 
     def _on_frame(self, frame: Frame) -> None:
         self.metrics.frames.inc()
@@ -174,6 +176,7 @@ class EdgeRunner:
             log.warning("frame skipped", extra={"frame": frame.label, "error": frame.error})
             self.emit("frame_error", frame=frame.label, error=frame.error)
             return
+        self._finish_pending("poll")
         self.detector.reference = self.reading.fit_reference(self.detector.reference,
                                                              frame.grey)
         for ev in self.detector.update(frame.t, frame.grey):
@@ -183,19 +186,58 @@ class EdgeRunner:
                          extra={"frame": frame.label, "changed": round(ev.changed, 3)})
                 self.emit("blocked", reason="hand_or_lid", frame=frame.label, t=frame.t)
             elif ev.kind == SETTLED:
-                self._read(frame, ev)
+                self._settled(frame, ev)
 
-    def _read(self, frame: Frame, ev: SettleEvent) -> None:
+    def _read_error(self, frame: Frame, exc: Exception) -> None:
+        self.metrics.read_errors.inc()
+        log.exception("reading a settled frame failed", extra={"frame": frame.label})
+        self.emit("read_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
+
+    def _settled(self, frame: Frame, ev: SettleEvent) -> None:
+        """Reads the dice; a High Roll throw whose phase the
+        service has not settled yet waits (see edge/phase.py) while frames keep coming."""
+        self._finish_pending("wait")  # a new throw: the one before it is posted first
         t0 = time.perf_counter()
         detected_wall = time.time()
-        rest_wall = frame.wall - (frame.t - ev.still_since)
-        expect = self._expect()
         try:
-            roll = self.reading.roll(frame, expect, self._seq)
+            scene = self.reading.detect(frame)
         except Exception as exc:  # a reader fault on one frame must not stop the table
-            self.metrics.read_errors.inc()
-            log.exception("reading a settled frame failed", extra={"frame": frame.label})
-            self.emit("read_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
+            self._read_error(frame, exc)
+            return
+        item = _Settled(frame, ev, scene, detected_wall, time.perf_counter() - t0,
+                        time.monotonic() + self.cfg.high_roll_wait_s)
+        if self.phase is None:
+            self._read(item, self.flow.expect())
+            return
+        self._pending = item
+        self._finish_pending("poll")
+
+    def _finish_pending(self, mode: str) -> None:
+        """Reads the pending High Roll throw once its phase is known. mode: "poll" (only if
+        known or high_roll_wait_s passed), "wait" (wait out the rest), "now"."""
+        item = self._pending
+        if item is None:
+            return
+        expect = self.phase.expect()
+        if expect is None and mode == "wait":
+            expect = self.phase.wait(max(0.0, item.deadline - time.monotonic()))
+        if expect is None and mode == "poll" and time.monotonic() < item.deadline:
+            return
+        self._pending = None
+        if expect is None:
+            log.warning("High Roll phase unknown at read time: posted for review",
+                        extra={"frame": item.frame.label})
+        self._read(item, expect)
+
+    def _read(self, item: _Settled, expect: Expect | None) -> None:
+        frame, ev = item.frame, item.ev
+        t0 = time.perf_counter() - item.detect_s
+        detected_wall = item.detected_wall
+        rest_wall = frame.wall - (frame.t - ev.still_since)
+        try:
+            roll = self.reading.roll(frame, expect, self._seq, item.scene)
+        except Exception as exc:  # a reader fault on one frame must not stop the table
+            self._read_error(frame, exc)
             return
         if roll.with_jpeg and not self.outbox.fits(len(roll.body)):
             log.error("outbox full: this roll is kept with its evidence hashes only",
@@ -211,6 +253,8 @@ class EdgeRunner:
                       extra={"frame": frame.label, "error": str(exc)})
             self.emit("outbox_error", frame=frame.label, error=str(exc))
             return
+        if self.phase is not None:
+            self.phase.posted(self._seq)
         self._seq += 1
         read_s = time.perf_counter() - t0
         self.metrics.read_seconds.observe(read_s)
@@ -225,7 +269,8 @@ class EdgeRunner:
                   faces=list(roll.verdict.faces), reasons=[r.as_dict() for r in
                                                           roll.verdict.reasons],
                   confidences=[round(c, 5) for c in roll.verdict.confidences],
-                  expected=expect.dice, phase=expect.phase, read_ms=round(read_s * 1000, 2),
+                  expected=expect.dice if expect else None,
+                  phase=expect.phase if expect else "unknown", read_ms=round(read_s * 1000, 2),
                   frame=frame.label, t=frame.t, rest_wall=rest_wall,
                   detected_wall=detected_wall, jpeg=roll.with_jpeg)
 
@@ -250,19 +295,29 @@ class EdgeRunner:
         publisher = threading.Thread(target=self.publisher.run, args=(pub_stop,),
                                      name="edge-publisher", daemon=True)
         started = time.monotonic()
+        poller = None
         try:
             self._startup_sync()
             publisher.start()
+            if self.phase is not None:
+                poller = threading.Thread(target=self.phase.run, args=(pub_stop,),
+                                          name="edge-phase", daemon=True)
+                poller.start()
             self._outbox_gauges()
             self.ready.set()
             if pump(self.source, self._on_frame, stop, self._camera_state,
                     self._camera_failed) == "ended":
                 self._camera_state("ended")
+            self._finish_pending("now" if stop.is_set() else "wait")
             deadline = time.monotonic() + self.cfg.drain_timeout_s
             while not stop.is_set() and self.outbox.depth() and time.monotonic() < deadline:
                 self.outbox.wait(0.1)
         finally:
             pub_stop.set()
+            if poller is not None:
+                self.phase.wake()
+                poller.join(self.cfg.publisher.timeout_s + 1)
+                self._phase_client.close()
             with self.outbox.changed:
                 self.outbox.changed.notify_all()
             if publisher.is_alive():
@@ -276,3 +331,15 @@ class EdgeRunner:
                 "outbox_depth": self.outbox.depth()})
             self.outbox.close()
             self.ready.clear()
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """A settled scene whose dice were read, before its verdict."""
+
+    frame: Frame
+    ev: SettleEvent
+    scene: Scene
+    detected_wall: float
+    detect_s: float
+    deadline: float  # monotonic: read with an unknown phase after this
