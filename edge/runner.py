@@ -194,15 +194,23 @@ class EdgeRunner:
         self.emit("read_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
 
     def _settled(self, frame: Frame, ev: SettleEvent) -> None:
-        """Reads the dice; a High Roll throw whose phase the
+        """Reads the dice; an empty scene is not a roll; a High Roll throw whose phase the
         service has not settled yet waits (see edge/phase.py) while frames keep coming."""
         self._finish_pending("wait")  # a new throw: the one before it is posted first
         t0 = time.perf_counter()
         detected_wall = time.time()
         try:
             scene = self.reading.detect(frame)
+            in_play = self.reading.in_play(scene)
         except Exception as exc:  # a reader fault on one frame must not stop the table
             self._read_error(frame, exc)
+            return
+        if in_play == 0:
+            # The dice were collected (or none thrown): nothing to call, nothing to post.
+            self.metrics.empty.inc()
+            log.info("still scene without dice in play: not a roll",
+                     extra={"frame": frame.label, "detections": len(scene.dice)})
+            self.emit("empty", frame=frame.label, t=frame.t, detections=len(scene.dice))
             return
         item = _Settled(frame, ev, scene, detected_wall, time.perf_counter() - t0,
                         time.monotonic() + self.cfg.high_roll_wait_s)
