@@ -74,3 +74,35 @@ def test_a_review_not_decided_in_time_gives_a_roll_for_review_not_a_no_roll(tmp_
     codes = [r["code"] for r in reads[1]["reasons"]]
     assert codes == ["phase_unknown"] and reads[1]["faces"] == list(EXTRA)
     assert [r["status"] for r in service.rolls(table)] == ["held", "held"]
+
+
+def test_the_phase_tracker_takes_the_services_word_only_with_no_roll_held():
+    from dicecall.edge.flow import GameFlow
+    from dicecall.edge.phase import PhaseTracker
+
+    states = [{"held_rolls": 1, "extra_roll": False, "expected_dice": 10},
+              {"held_rolls": 0, "extra_roll": True, "expected_dice": 6}]
+    phase = PhaseTracker(GameFlow("high-roll-dice"), lambda: (200, states.pop(0)))
+    assert phase.expect() is None  # start-up: not known until the service said
+    phase.posted(0)
+    phase.answered(0, {"status": "held", "settlement": None})
+    assert phase.expect() is None
+    stop = threading.Event()
+    poller = threading.Thread(target=phase.run, args=(stop,), daemon=True)
+    poller.start()
+    try:
+        assert phase.wait(5) is not None
+    finally:
+        stop.set()
+        phase.wake()
+        poller.join(5)
+    assert (phase.expect().phase, phase.expect().dice) == ("extra", 6)
+    # A device state asked before a later answer arrived is stale: not applied.
+    phase.posted(1)
+    phase.answered(1, {"status": "held", "settlement": None})
+    phase.device_state({"held_rolls": 0, "extra_roll": False, "expected_dice": 10}, since=0)
+    assert phase.expect() is None
+    # A repeated answer (200 after a restart) is not trusted either: the service is asked.
+    phase.device_state({"held_rolls": 0, "extra_roll": False, "expected_dice": 10}, since=1)
+    phase.answered(1, None)
+    assert phase.expect() is None
