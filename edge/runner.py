@@ -97,18 +97,20 @@ class EdgeRunner:
         return float(value) if value is not None else None
 
     # -- publisher callbacks (publisher thread) ------------------------------------------------
-    def _acked(self, item: Pending, status: int, data: dict) -> None:
-        latency = time.time() - item.settled_wall
+    def _acked(self, item: Pending, status: int, data: dict, answered_wall: float) -> None:
+        latency = answered_wall - item.settled_wall
         self.metrics.ack_seconds.observe(latency)
         self.metrics.acks.labels(str(status)).inc()
         if self.phase is not None:
-            self.phase.answered(item.seq, data)
+            # 200: a repeat (this roll was answered before a restart); its answer may be
+            # older than the table's phase, so the phase is asked of the service instead.
+            self.phase.answered(item.seq, data if status == 201 else None)
         self._outbox_gauges()
         log.info("roll acknowledged", extra={
             "seq": item.seq, "roll_id": item.roll_id, "http_status": status,
             "status": data.get("status"), "latency_ms": round(latency * 1000, 2)})
         self.emit("ack", roll_id=item.roll_id, seq=item.seq, http_status=status,
-                  response=data, latency_ms=round(latency * 1000, 2), ack_wall=time.time())
+                  response=data, latency_ms=round(latency * 1000, 2), ack_wall=answered_wall)
 
     def _send_failed(self, item: Pending, why: str, retry_in: float) -> None:
         self.metrics.publish_errors.labels("retry").inc()
