@@ -128,7 +128,9 @@ class EdgeConfig(_Strict):
     health: HealthConfig = HealthConfig()
     reader: ReaderSection = ReaderSection()
     high_roll_wait_s: float = Field(3.0, ge=0, le=60, description="High Roll: wait this "
-                                    "long for the previous throw's ack before a read")
+                                    "long for the service's final answer to the previous "
+                                    "throw (a review) before posting a throw for review "
+                                    "with its phase unknown")
     drain_timeout_s: float = Field(30.0, ge=0, le=3600)
     log_json: bool = True
 

@@ -9,8 +9,9 @@
   settlement event `extra_roll:N` and the next throw is the Extra Roll of the N rethrown
   dice (675a.4(g)); the dice held in the throw box are outside the play zone (`held`). The
   round ends with `round_over`. The service's word is authoritative: after an answer that
-  settled nothing (held for review, queued, no roll) or after a restart, the flow asks the
-  device endpoint `GET /v1/tables/{id}/device` for the phase instead of guessing.
+  settled nothing (held for review, queued) or after a restart, the phase is taken from the
+  device endpoint `GET /v1/tables/{id}/device` once it reports no held roll, instead of
+  guessing (edge/phase.py).
 
 Pure: it only consumes the service's answers; the runner does the I/O.
 """
@@ -52,8 +53,10 @@ class GameFlow:
             return
         settlement = response.get("settlement")
         if response.get("status") != "settled" or not settlement:
-            # no_roll keeps the phase (rethrow, 675a.4(b)); held/queued: the review decides.
-            self.uncertain = response.get("status") != "no_roll"
+            # no_roll keeps the phase (rethrow, 675a.4(b)) and leaves an open question open (a
+            # no roll is recorded even behind a held roll); held/queued: the review decides.
+            if response.get("status") != "no_roll":
+                self.uncertain = True
             return
         self.uncertain = False
         for event in settlement.get("events", []):

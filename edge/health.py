@@ -39,6 +39,8 @@ class Metrics:
                                    "failed on (logged with the trace).", registry=r)
         self.blocked = Counter("dicecall_edge_blocked", "Still scenes not read: a hand or "
                                "the lid in view.", registry=r)
+        self.empty = Counter("dicecall_edge_empty", "Still scenes after motion with no dice "
+                             "in play (collected): not a roll, not posted.", registry=r)
         self.read_seconds = Histogram("dicecall_edge_read_seconds", "Reader + verdict + "
                                       "evidence + outbox commit.", buckets=_LATENCY,
                                       registry=r)

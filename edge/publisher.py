@@ -87,7 +87,7 @@ class Publisher:
 
     def __init__(self, outbox: Outbox, client: SignedClient, table_id: str, *,
                  backoff_initial_s: float = 0.2, backoff_max_s: float = 30.0,
-                 on_ack: Callable[[Pending, int, dict], None],
+                 on_ack: Callable[[Pending, int, dict, float], None],
                  on_error: Callable[[Pending, str, float], None],
                  on_reject: Callable[[Pending, int, dict], None],
                  observe: Callable[[float], None] | None = None) -> None:
@@ -126,6 +126,7 @@ class Publisher:
                 self.outbox.wait(0.5, since=seen)  # a put after head() returns at once
                 continue
             outcome, status, data = self.send(item)
+            answered_wall = time.time()  # the ack's time, before the outbox bookkeeping
             if outcome == "retry":
                 why = f"HTTP {status}: {data.get('message', '')}" if status else data["message"]
                 self.on_error(item, why, delay)
@@ -135,7 +136,7 @@ class Publisher:
             delay = self.backoff[0]
             if outcome == "ack":
                 self.outbox.done(item.seq, None)
-                self.on_ack(item, status, data)
+                self.on_ack(item, status, data, answered_wall)
             else:
                 self.outbox.done(item.seq, {"status": status, **data}, rejected=True)
                 self.on_reject(item, status, data)

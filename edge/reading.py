@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -18,13 +18,14 @@ import numpy as np
 
 from dicecall.vision.evidence import evidence
 from dicecall.vision.profiles import Zones, profile
-from dicecall.vision.verdict import RollVerdict, VerdictConfig, verdict
+from dicecall.vision.verdict import NO_ROLL, REVIEW, Reason, RollVerdict, VerdictConfig, verdict
 
 from .config import EdgeConfig
 from .flow import Expect
 from .sources import Frame
 
 MAX_FACES = 10  # RollIn.faces: the most dice any game throws
+COUNT_CODES = ("die_missing", "extra_object")  # findings that depend on the dice expected
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,23 @@ def _reader(cfg: EdgeConfig):
 
         rcfg, _ = load_profile(cfg.model_profile, rcfg)
     return DiceReader(rcfg)
+
+
+@dataclass(frozen=True)
+class Scene:
+    image: np.ndarray
+    dice: Any
+    zones: Zones
+
+
+def _phase_unknown(v: RollVerdict) -> RollVerdict:
+    kept = [r for r in v.reasons if r.code not in COUNT_CODES]
+    kept.append(Reason("phase_unknown", REVIEW, "623a.9(c)", (),
+                       "the previous throw is held for review: first throw or Extra Roll "
+                       "is not known, so the dice count is left to the reviewer"))
+    status = NO_ROLL if any(r.status == NO_ROLL for r in kept) else REVIEW
+    kept.sort(key=lambda r: r.status != NO_ROLL)
+    return replace(v, status=status, reasons=tuple(kept))
 
 
 class Reading:
@@ -89,12 +107,33 @@ class Reading:
         h, w = grey.shape
         return cv2.resize(current, (w, h), interpolation=cv2.INTER_AREA)
 
-    def roll(self, frame: Frame, expect: Expect, seq: int) -> Roll:
-        """Reads the frame and builds the exact body that the outbox stores and posts."""
+    def detect(self, frame: Frame) -> Scene:
+        """Runs the reader on a settled frame (the costly part; no verdict yet)."""
         image = frame.bgr()
         zones = self.zones or Zones.whole_frame(image.shape[1], image.shape[0])
-        prof = profile(self.cfg.game, expect.dice if expect.phase == "extra" else None)
-        v = verdict(self.reader.read(image), prof, zones, self.vcfg)
+        return Scene(image, self.reader.read(image), zones)
+
+    def in_play(self, scene: Scene) -> int:
+        """Dice that count as thrown: in the play zone or a no-roll zone, not held."""
+        return len(verdict(scene.dice, profile(self.cfg.game, None), scene.zones,
+                           self.vcfg).faces)
+
+    def roll(self, frame: Frame, expect: Expect | None, seq: int,
+             scene: Scene | None = None) -> Roll:
+        """Builds the exact body that the outbox stores and posts.
+
+        `expect` None: High Roll with the previous throw still held for review, so whether
+        this is a first throw or an Extra Roll is not known. The dice count is then not
+        judged; the roll goes to review (`phase_unknown`, 623a.9(c)) with every other
+        finding, and a no-roll finding that holds for any dice count still wins.
+        """
+        scene = scene or self.detect(frame)
+        image = scene.image
+        extra = expect is not None and expect.phase == "extra"
+        prof = profile(self.cfg.game, expect.dice if extra else None)
+        v = verdict(scene.dice, prof, scene.zones, self.vcfg)
+        if expect is None:
+            v = _phase_unknown(v)
         ev = evidence(image, v, self.cfg.outbox.jpeg_quality)
         roll_id = str(uuid.uuid4())
         faces = list(v.faces)[:MAX_FACES]

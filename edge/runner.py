@@ -10,7 +10,6 @@ service is retried with backoff while reads go on into the outbox.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -21,15 +20,17 @@ from .config import EdgeConfig, check_paths
 from .flow import GameFlow
 from .health import HealthServer, Metrics
 from .outbox import Outbox, Pending
+from .phase import PhaseTracker
 from .publisher import Publisher, SignedClient
 from .reading import Reading
-from .settle import BLOCKED, SETTLED, SettleDetector, SettleEvent
+from .readpath import ReadPath, _Settled
+from .settle import BLOCKED, SETTLED, SettleDetector
 from .sources import Frame, FrameSource, build_source
 
 log = logging.getLogger("dicecall.edge")
 
 
-class EdgeRunner:
+class EdgeRunner(ReadPath):
     """Runs one table's edge until stopped (or a replay ends and the outbox drains).
 
     Args:
@@ -65,6 +66,13 @@ class EdgeRunner:
             config.table_id, backoff_initial_s=pub.backoff_initial_s,
             backoff_max_s=pub.backoff_max_s, on_ack=self._acked, on_error=self._send_failed,
             on_reject=self._rejected, observe=self.metrics.publish_seconds.observe)
+        self.phase: PhaseTracker | None = None
+        if self.flow.high_roll:
+            self._phase_client = SignedClient(config.service_url, config.device_id, secret,
+                                              pub.timeout_s)
+            self.phase = PhaseTracker(self.flow, lambda: self._phase_client.request(
+                "GET", f"/v1/tables/{config.table_id}/device"))
+        self._pending: _Settled | None = None  # a High Roll read waiting for its phase
         self._camera = "starting"
         self._last_frame = 0.0
         self._alarm = False
@@ -88,17 +96,20 @@ class EdgeRunner:
         return float(value) if value is not None else None
 
     # -- publisher callbacks (publisher thread) ------------------------------------------------
-    def _acked(self, item: Pending, status: int, data: dict) -> None:
-        latency = time.time() - item.settled_wall
+    def _acked(self, item: Pending, status: int, data: dict, answered_wall: float) -> None:
+        latency = answered_wall - item.settled_wall
         self.metrics.ack_seconds.observe(latency)
         self.metrics.acks.labels(str(status)).inc()
-        self.flow.on_ack(data)
+        if self.phase is not None:
+            # 200: a repeat (this roll was answered before a restart); its answer may be
+            # older than the table's phase, so the phase is asked of the service instead.
+            self.phase.answered(item.seq, data if status == 201 else None)
         self._outbox_gauges()
         log.info("roll acknowledged", extra={
             "seq": item.seq, "roll_id": item.roll_id, "http_status": status,
             "status": data.get("status"), "latency_ms": round(latency * 1000, 2)})
         self.emit("ack", roll_id=item.roll_id, seq=item.seq, http_status=status,
-                  response=data, latency_ms=round(latency * 1000, 2), ack_wall=time.time())
+                  response=data, latency_ms=round(latency * 1000, 2), ack_wall=answered_wall)
 
     def _send_failed(self, item: Pending, why: str, retry_in: float) -> None:
         self.metrics.publish_errors.labels("retry").inc()
@@ -109,6 +120,8 @@ class EdgeRunner:
 
     def _rejected(self, item: Pending, status: int, data: dict) -> None:
         self.metrics.publish_errors.labels("rejected").inc()
+        if self.phase is not None:
+            self.phase.answered(item.seq, None)
         log.error("service refused a roll; kept in the outbox as rejected",
                   extra={"seq": item.seq, "roll_id": item.roll_id, "status": status,
                          "answer": data})
@@ -140,8 +153,9 @@ class EdgeRunner:
 
     # -- the read loop -----------------------------------------------------------------------
     def _startup_sync(self) -> None:
-        """Asks the service for the table's phase and, with a new outbox, the last seq."""
-        if not (self.flow.high_roll or self._fresh):
+        """With a new outbox, asks the service for the device's last seq (the High Roll
+        phase is the PhaseTracker's)."""
+        if not self._fresh:
             return
         try:
             status, data = self.client.request("GET", f"/v1/tables/{self.cfg.table_id}/device")
@@ -151,19 +165,8 @@ class EdgeRunner:
         if status != 200:
             log.warning("device state refused", extra={"status": status, "answer": data})
             return
-        self.flow.on_device_state(data)
-        if self._fresh and data.get("last_seq") is not None:
+        if data.get("last_seq") is not None:
             self._seq = max(self._seq, data["last_seq"] + 1)
-
-    def _expect(self):
-        """High Roll: the previous throw's answer decides this one's dice; wait for it."""
-        if self.flow.high_roll:
-            deadline = time.monotonic() + self.cfg.high_roll_wait_s
-            while self.outbox.depth() and time.monotonic() < deadline:
-                self.outbox.wait(0.05)
-            if self.flow.uncertain:
-                self._startup_sync()
-        return self.flow.expect()
 
     def _on_frame(self, frame: Frame) -> None:
         self.metrics.frames.inc()
@@ -174,6 +177,7 @@ class EdgeRunner:
             log.warning("frame skipped", extra={"frame": frame.label, "error": frame.error})
             self.emit("frame_error", frame=frame.label, error=frame.error)
             return
+        self._finish_pending("poll")
         self.detector.reference = self.reading.fit_reference(self.detector.reference,
                                                              frame.grey)
         for ev in self.detector.update(frame.t, frame.grey):
@@ -183,51 +187,7 @@ class EdgeRunner:
                          extra={"frame": frame.label, "changed": round(ev.changed, 3)})
                 self.emit("blocked", reason="hand_or_lid", frame=frame.label, t=frame.t)
             elif ev.kind == SETTLED:
-                self._read(frame, ev)
-
-    def _read(self, frame: Frame, ev: SettleEvent) -> None:
-        t0 = time.perf_counter()
-        detected_wall = time.time()
-        rest_wall = frame.wall - (frame.t - ev.still_since)
-        expect = self._expect()
-        try:
-            roll = self.reading.roll(frame, expect, self._seq)
-        except Exception as exc:  # a reader fault on one frame must not stop the table
-            self.metrics.read_errors.inc()
-            log.exception("reading a settled frame failed", extra={"frame": frame.label})
-            self.emit("read_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
-            return
-        if roll.with_jpeg and not self.outbox.fits(len(roll.body)):
-            log.error("outbox full: this roll is kept with its evidence hashes only",
-                      extra={"seq": roll.seq, "max_bytes": self.cfg.outbox.max_bytes})
-            roll = self.reading.without_jpeg(roll)
-        cursor = None
-        if self._cursor_key is not None:
-            cursor = (self._cursor_key, repr(frame.t * 1000))
-        try:
-            self.outbox.put(self._seq, roll.roll_id, roll.body, rest_wall, cursor)
-        except sqlite3.Error as exc:
-            log.error("outbox write failed; this read is not counted",
-                      extra={"frame": frame.label, "error": str(exc)})
-            self.emit("outbox_error", frame=frame.label, error=str(exc))
-            return
-        self._seq += 1
-        read_s = time.perf_counter() - t0
-        self.metrics.read_seconds.observe(read_s)
-        self.metrics.reads.labels(roll.verdict.status).inc()
-        self._outbox_gauges()
-        log.info("roll read", extra={"seq": roll.seq, "roll_id": roll.roll_id,
-                                     "verdict": roll.verdict.status,
-                                     "faces": list(roll.verdict.faces), "frame": frame.label,
-                                     "read_ms": round(read_s * 1000, 2),
-                                     "rest_wall": rest_wall, "detected_wall": detected_wall})
-        self.emit("read", roll_id=roll.roll_id, seq=roll.seq, verdict=roll.verdict.status,
-                  faces=list(roll.verdict.faces), reasons=[r.as_dict() for r in
-                                                          roll.verdict.reasons],
-                  confidences=[round(c, 5) for c in roll.verdict.confidences],
-                  expected=expect.dice, phase=expect.phase, read_ms=round(read_s * 1000, 2),
-                  frame=frame.label, t=frame.t, rest_wall=rest_wall,
-                  detected_wall=detected_wall, jpeg=roll.with_jpeg)
+                self._settled(frame, ev)
 
     def _camera_state(self, state: str) -> None:
         self._camera = state
@@ -250,19 +210,29 @@ class EdgeRunner:
         publisher = threading.Thread(target=self.publisher.run, args=(pub_stop,),
                                      name="edge-publisher", daemon=True)
         started = time.monotonic()
+        poller = None
         try:
             self._startup_sync()
             publisher.start()
+            if self.phase is not None:
+                poller = threading.Thread(target=self.phase.run, args=(pub_stop,),
+                                          name="edge-phase", daemon=True)
+                poller.start()
             self._outbox_gauges()
             self.ready.set()
             if pump(self.source, self._on_frame, stop, self._camera_state,
                     self._camera_failed) == "ended":
                 self._camera_state("ended")
+            self._finish_pending("now" if stop.is_set() else "wait")
             deadline = time.monotonic() + self.cfg.drain_timeout_s
             while not stop.is_set() and self.outbox.depth() and time.monotonic() < deadline:
                 self.outbox.wait(0.1)
         finally:
             pub_stop.set()
+            if poller is not None:
+                self.phase.wake()
+                poller.join(self.cfg.publisher.timeout_s + 1)
+                self._phase_client.close()
             with self.outbox.changed:
                 self.outbox.changed.notify_all()
             if publisher.is_alive():

@@ -69,6 +69,8 @@ def _handle(ev: dict, by_id: dict[str, DemoTable], echo) -> None:
         t.on_answer(ev["roll_id"], ev["response"], echo)
     elif kind == "blocked":
         echo(f"{t.tag} still scene with a hand or the lid in view at {ev['t']:.1f} s: not read")
+    elif kind == "empty":
+        echo(f"{t.tag} still scene without dice in play at {ev['t']:.1f} s: not a roll")
     elif kind in ("frame_error", "camera_error", "publish_error", "rejected", "outbox_error"):
         echo(f"{t.tag} edge {kind}: " + str({k: v for k, v in ev.items()
                                               if k not in ("kind", "table_id", "response")}))

@@ -124,9 +124,10 @@ class ScriptedReader:
 
         script = self.rolls[self.calls % len(self.rolls)]
         self.calls += 1
-        # (faces...) in the middle of the frame, or {"faces": ..., "held": ...} with the held
-        # dice in a strip at the top (the High Roll throw box area).
-        faces, held = (script["faces"], script["held"]) if isinstance(script, dict) \
+        # (faces...) in the middle of the frame, or {"faces": ..., "held": ..., "p": ...} with
+        # the held dice in a strip at the top (the High Roll throw box area) and the first
+        # die read at probability p (below the verdict's 0.98: held for review).
+        faces, held = (script["faces"], script.get("held", ())) if isinstance(script, dict) \
             else (script, ())
         h, w = image.shape[:2]
         rows = []
@@ -138,7 +139,10 @@ class ScriptedReader:
         n = len(faces)
         centers = np.array(rows, np.float32).reshape(n, 2)
         probs = np.zeros((n, 6), np.float32)
-        probs[np.arange(n), np.array(faces) - 1] = 1.0
+        if n:
+            probs[np.arange(n), np.array(faces) - 1] = 1.0
+        if isinstance(script, dict) and "p" in script:
+            probs[0, faces[0] - 1] = script["p"]
         return Dice(centers=centers, boxes=np.concatenate([centers - 10, centers + 10], 1),
                     face=np.array(faces), face_probs=probs, pip_face=np.array(faces),
                     tilt=np.zeros(n), stacked=np.zeros(n), det_score=np.ones(n))
