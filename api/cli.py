@@ -76,7 +76,7 @@ def create_device(
 @admin.command("token")
 def create_token(
     name: Annotated[str, typer.Argument()],
-    role: Annotated[str, typer.Option(help="integration, surveillance or admin")] =
+    role: Annotated[str, typer.Option(help="integration, surveillance, labeler or admin")] =
         "integration",
 ) -> None:
     """Create a bearer token with a role; the token is printed this once."""

@@ -1,0 +1,80 @@
+"""Dice fairness per table over a shift or a date range (603a.13 dice inspection).
+
+The faces counted are those each roll settled with (after any review), from settled rolls;
+no-rolls and held rolls are left out. Served to the console (session cookie) and to
+integrations (`GET /v1/tables/{id}/fairness`, bearer token of surveillance or admin).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import Response
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
+
+from ..console.auth import Person, person
+from ..console.queries import shift_start
+from ..db.models import Roll
+from ..db.session import Database
+from ..deps import DbDep, Principal, SettingsDep, require
+from ..errors import ApiError
+from ..services.fairness import fairness
+from ..services.fairness_svg import fairness_svg
+from ..services.state import read_table
+
+router = APIRouter(tags=["fairness"])
+Start = Annotated[float | None, Query(ge=0, description="Unix s; default: one shift ago.")]
+End = Annotated[float | None, Query(ge=0, description="Unix s; default: now.")]
+
+
+def report(db: Database, table_id: str, start: float, end: float | None,
+           alpha: float) -> dict:
+    """The fairness report of one table's settled rolls received in [start, end)."""
+    if end is not None and end <= start:
+        raise ApiError(422, "bad_range", "end must be after start")
+    with db.read() as session:
+        table = read_table(session, table_id)
+        stmt = select(Roll.final_faces_json).where(Roll.table_id == table_id,
+                                                   Roll.status == "settled",
+                                                   Roll.received_at >= start)
+        if end is not None:
+            stmt = stmt.where(Roll.received_at < end)
+        rolls = [json.loads(f) for f in session.scalars(stmt).all() if f]
+    out = fairness(rolls, alpha)
+    out.update({"table_id": table.id, "table": table.name, "game": table.game,
+                "start": start, "end": end, "rolls": len(rolls)})
+    out["svg"] = fairness_svg(out)
+    return out
+
+
+async def _run(db, settings, table_id, start, end) -> dict:
+    start = shift_start(settings.shift_hours) if start is None else start
+    return await run_in_threadpool(report, db, table_id, start, end,
+                                   settings.fairness_alpha)
+
+
+@router.get("/v1/tables/{table_id}/fairness")
+async def v1_fairness(table_id: str, db: DbDep, settings: SettingsDep,
+                      _: Annotated[Principal, Depends(require("surveillance"))],
+                      start: Start = None, end: End = None) -> dict:
+    """Face counts per die, chi-square p-values, `alert` when one is under the configured
+    alpha (DICECALL_FAIRNESS_ALPHA), and the plot as SVG text."""
+    return await _run(db, settings, table_id, start, end)
+
+
+@router.get("/console/api/fairness/{table_id}.svg", include_in_schema=False)
+async def console_svg(table_id: str, db: DbDep, settings: SettingsDep,
+                      _: Annotated[Person, Depends(person("surveillance"))],
+                      start: Start = None, end: End = None) -> Response:
+    out = await _run(db, settings, table_id, start, end)
+    return Response(out["svg"], media_type="image/svg+xml")
+
+
+@router.get("/console/api/fairness/{table_id}", include_in_schema=False)
+async def console_fairness(table_id: str, db: DbDep, settings: SettingsDep,
+                           _: Annotated[Person, Depends(person("surveillance"))],
+                           start: Start = None, end: End = None) -> dict:
+    return await _run(db, settings, table_id, start, end)
