@@ -110,8 +110,8 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
         for r in held:
             out.append({"kind": "needs_review", "ref": r.roll_id, "table_id": r.table_id,
                         "table": names.get(r.table_id), "at": r.received_at,
-                        "detail": ", ".join(x["code"] for x in
-                                            json.loads(r.detail_json)["reasons"]),
+                        "detail": ", ".join(dict.fromkeys(
+                            x["code"] for x in json.loads(r.detail_json)["reasons"])),
                         "call": None, "roll": console_roll(r),
                         "actions": actions.get(r.roll_id, [])})
     if not include_handled:

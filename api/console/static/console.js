@@ -79,16 +79,19 @@ function show(tab) {
 function listen() {
   if (S.es) S.es.close();
   S.es = new EventSource(`/console/api/events?after=${S.me.last_event_id}`);
-  const refresh = () => { clearTimeout(listen.t); listen.t = setTimeout(() => {
-    if (S.me.role !== "labeler") refreshAlerts();
-    if (S.tab === "grid") refreshGrid();
-    if (S.tab === "labels") refreshQueue(); }, 50); };
-  for (const k of ["roll", "settlement", "no_roll", "review", "alert_action", "labels_saved"])
-    S.es.addEventListener(k, refresh);
+  // Alerts refresh at once; the flood of ordinary rolls at a busy floor is batched.
+  const refresh = (urgent) => { if (listen.t && !urgent) return; clearTimeout(listen.t);
+    listen.t = setTimeout(() => { listen.t = null;
+      if (S.me.role !== "labeler") refreshAlerts();
+      if (S.tab === "grid") refreshGrid();
+      if (S.tab === "labels") refreshQueue(); }, urgent ? 20 : 500); };
+  for (const k of ["roll", "settlement", "no_roll", "labels_saved"])
+    S.es.addEventListener(k, () => refresh(false));
+  for (const k of ["review", "alert_action"]) S.es.addEventListener(k, () => refresh(true));
   S.es.addEventListener("dealer_call_mismatch", (m) => {
-    const d = JSON.parse(m.data); toast(`Dealer call mismatch: ${d.data.detail}`); refresh(); });
+    const d = JSON.parse(m.data); toast(`Dealer call mismatch: ${d.data.detail}`); refresh(true); });
   S.es.addEventListener("needs_review", (m) => {
-    const d = JSON.parse(m.data); toast(`Roll needs review: ${d.data.roll_id.slice(0, 8)}`); refresh(); });
+    const d = JSON.parse(m.data); toast(`Roll needs review: ${d.data.roll_id.slice(0, 8)}`); refresh(true); });
 }
 
 // ---- table grid
@@ -211,13 +214,19 @@ function renderDice() {
       on: { change: (e) => { d[key] = e.target.checked; } } });
     const face = el("select", { class: "face", on: { change: (e) => { d.face = +e.target.value; renderBoxes(); } } },
       [1, 2, 3, 4, 5, 6].map((f) => el("option", { value: f, selected: f === d.face }, f)));
-    return el("tr", { class: k === S.sel ? "on" : "", "data-die": k, on: { click: () => { S.sel = k; renderDice(); } } },
+    return el("tr", { class: k === S.sel ? "on" : "", "data-die": k, on: { click: () => selectDie(k) } },
       el("td", {}, `die ${k + 1}`), el("td", {}, face), el("td", {}, chk("cocked")),
       el("td", {}, chk("stacked")), el("td", {}, chk("outside")),
       el("td", { class: "small" }, d.box ? d.box.map(Math.round).join(",") : "draw it"),
       el("td", {}, el("button", { on: { click: (e) => { e.stopPropagation(); S.dice.splice(k, 1);
         S.sel = 0; renderDice(); } } }, "remove")));
   }));
+  renderBoxes();
+}
+
+function selectDie(k) {  // no re-render: a click on a checkbox must keep its change
+  S.sel = k;
+  for (const tr of $("label-dice").children) tr.classList.toggle("on", +tr.dataset.die === k);
   renderBoxes();
 }
 
