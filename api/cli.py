@@ -86,6 +86,21 @@ def create_token(
     typer.echo(json.dumps(create(db, name, role), indent=1))
 
 
+@admin.command("export-labels")
+def export_labels(
+    out: Annotated[str, typer.Argument(help="Folder to write (images/, labels/, "
+                                            "annotations.json)")],
+) -> None:
+    """Write the console's labelled frames as YOLO + COCO (for evaluate, calibrate model)."""
+    from pathlib import Path
+
+    from .console.export import collect, write_folder
+
+    settings, db = _db()
+    n = write_folder(collect(db, settings.evidence_dir), Path(out))
+    typer.echo(f"{n} labelled frames -> {out}")
+
+
 @audit_app.command("verify")
 def verify() -> None:
     """Walk the hash chain; name every edited, inserted or deleted event. Exit 1 if any."""

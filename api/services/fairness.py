@@ -1,7 +1,8 @@
 """Dice fairness: chi-square goodness of fit of face counts against a fair die, and its plot.
 
-Dice in play must pass receipt and inspection under 58 Pa. Code 603a.13 (required of Craps
-dice by 623a.7, of Props & Hops dice by 668a.3(a), of High Roll dice by 675a.3(a)). A die
+Dice in play must pass receipt and inspection under 58 Pa. Code 603a.13 (cited by 668a.3(a)
+for Props & Hops and 675a.3(a) for High Roll; Craps dice sets are changed when they show
+signs of tampering or alteration, 623a.7(d)). A die
 whose faces come up unevenly over a shift is a reason to take the set out of play and
 inspect it: the test below raises that alert when the p-value falls under the configured
 significance. Pure functions: no database, no HTTP.

@@ -142,7 +142,7 @@ def test_history_is_searchable(hl):
     assert future["rolls"] == []
 
 
-def test_label_queue_labels_and_export(hl, tmp_path):
+def test_label_queue_labels_and_export(hl, tmp_path, monkeypatch):
     table = hl.table()
     device = hl.device(table)
     low = with_evidence(hl.body(1, (2, 5), confidences=[0.55, 0.99]), jpeg())
@@ -180,6 +180,24 @@ def test_label_queue_labels_and_export(hl, tmp_path):
     np.testing.assert_allclose(item.boxes[0], [50, 60, 90, 100], atol=0.01)
     [(_, boxes, faces, _, _)] = list(labelled_items(tmp_path / "dicecall-labels"))
     assert faces.tolist() == [2, 6] and boxes[1].tolist() == [150, 100, 190, 140]
+    # The same export from the command line, against the service's database.
+    from typer.testing import CliRunner
+
+    from dicecall.api.settings import get_settings
+    from dicecall.cli import app
+
+    for key, value in (("DATABASE_URL", hl.settings.database_url),
+                       ("EVIDENCE_DIR", str(hl.settings.evidence_dir)),
+                       ("SECRET_KEY", "test-server-key")):
+        monkeypatch.setenv(f"DICECALL_{key}", value)
+    get_settings.cache_clear()
+    try:
+        out = CliRunner().invoke(app, ["admin", "export-labels", str(tmp_path / "cli")])
+    finally:
+        get_settings.cache_clear()
+    assert out.exit_code == 0 and "1 labelled frames" in out.output, out.output
+    assert (tmp_path / "cli" / "labels" / f"{low['roll_id']}.txt").read_text() == \
+        z.read(f"{root}labels/{low['roll_id']}.txt").decode()
 
 
 def test_fairness_report_alerts_on_a_loaded_die(hl):
