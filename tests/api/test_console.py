@@ -34,12 +34,23 @@ def login(h, role: str) -> dict:
     return {"X-CSRF-Token": r.json()["csrf"]}
 
 
-@pytest.fixture
-def hl(h):
+def _with_labeler(h):
     from dicecall.api.services.tables import create_token
 
     h.tokens["labeler"] = create_token(h.db, "lab", "labeler")["token"]
     return h
+
+
+@pytest.fixture
+def hl(h):
+    """SQLite, with a labeler token."""
+    return _with_labeler(h)
+
+
+@pytest.fixture
+def hlb(hb):
+    """Each backend (the console's migration and writes on PostgreSQL too)."""
+    return _with_labeler(hb)
 
 
 def test_login_sets_a_strict_httponly_cookie_and_integration_cannot_log_in(hl):
@@ -76,7 +87,8 @@ def test_roles_are_enforced(hl):
     assert hl.client.get("/console/api/tables").status_code == 403
 
 
-def test_correcting_a_held_roll_settles_the_corrected_faces_and_audits_it(hl):
+def test_correcting_a_held_roll_settles_the_corrected_faces_and_audits_it(hlb):
+    hl = hlb
     table = hl.table()
     device = hl.device(table)
     assert hl.wager(table, "pass", 1000).status_code == 201
@@ -106,7 +118,8 @@ def test_correcting_a_held_roll_settles_the_corrected_faces_and_audits_it(hl):
     assert hl.client.get("/console/api/alerts").json() == []
 
 
-def test_mismatch_on_a_settled_roll_can_be_acknowledged_not_resettled(hl):
+def test_mismatch_on_a_settled_roll_can_be_acknowledged_not_resettled(hlb):
+    hl = hlb
     table = hl.table()
     device = hl.device(table)
     body = hl.body(1, (3, 4))
@@ -142,7 +155,8 @@ def test_history_is_searchable(hl):
     assert future["rolls"] == []
 
 
-def test_label_queue_labels_and_export(hl, tmp_path, monkeypatch):
+def test_label_queue_labels_and_export(hlb, tmp_path, monkeypatch):
+    hl = hlb
     table = hl.table()
     device = hl.device(table)
     low = with_evidence(hl.body(1, (2, 5), confidences=[0.55, 0.99]), jpeg())
