@@ -370,3 +370,63 @@ def test_fairness_screen_alerts_on_a_loaded_die(browser, live, camera):
                            ".every(i => i.complete && i.naturalWidth > 0)")
     shot(page, "tables")
     ctx.close()
+
+
+def test_rolls_from_the_replay_edge_show_live(browser, live, tmp_path):
+    """The edge process (branch edge) replays rendered throws, reads them with the ONNX
+    reader and posts them; the console shows each as it is acknowledged."""
+    pytest.importorskip("pybullet", reason="pybullet (datasets extra) renders the frames")
+    runner_mod = pytest.importorskip("dicecall.edge.runner", reason="no edge process")
+    import cv2
+    import numpy as np
+
+    from dicecall.datasets.physics import Sim
+    from dicecall.datasets.scene import make_scene
+    from dicecall.edge.config import EdgeConfig
+    from dicecall.edge.replaykit import write_replay
+
+    table, (device_id, secret) = live.table("Craps 5 (replay edge)")
+    sim = Sim()
+    scenes = [cv2.imdecode(np.frombuffer(make_scene(sim, "craps", 500 + k, 640, 480)[0],
+                                         np.uint8), cv2.IMREAD_COLOR) for k in range(3)]
+    write_replay(tmp_path / "replay", scenes, fps=30, motion=4, still=12)
+    cfg = EdgeConfig.model_validate({
+        "table_id": table, "device_id": device_id, "device_secret": secret,
+        "service_url": live.base, "game": "craps",
+        "source": {"kind": "replay", "path": str(tmp_path / "replay"), "speed": 1.0},
+        "settle": {"frames": 4, "ms": 0, "min_after_motion_ms": 0, "block_fraction": 1.0},
+        "outbox": {"path": str(tmp_path / "outbox.db")}, "health": {"port": None},
+        "reader": {"threads": 1}, "drain_timeout_s": 30})
+    acks: list[tuple[float, dict]] = []
+
+    def on_event(e: dict) -> None:
+        if e["kind"] == "ack":
+            acks.append((time.monotonic(), e))
+
+    ctx, page = open_console(browser, live, "surveillance")
+    runner = runner_mod.EdgeRunner(cfg, on_event=on_event)
+    worker = threading.Thread(target=runner.run, args=(threading.Event(),), daemon=True)
+    worker.start()
+    shown = 0
+    while worker.is_alive() or shown < len(acks):
+        if shown < len(acks):
+            at, ack = acks[shown]
+            # The card shows the table's last roll: this one, or a later one already.
+            page.wait_for_function(
+                """([table, seq]) => +(document.querySelector(
+                     `.card[data-table='${table}'] .faces`)?.dataset.seq ?? -1) >= seq""",
+                arg=[table, ack["seq"]], timeout=5000)
+            late = time.monotonic() - at
+            print(f"roll {ack['seq']} ({ack['response']['status']}) on screen "
+                  f"{late * 1000:.0f} ms after the edge's ack")
+            assert late < 1.0, f"roll {ack['seq']} took {late:.2f} s to show"
+            shown += 1
+        else:
+            time.sleep(0.01)
+    worker.join(30)
+    assert len(acks) == 3, [a[1]["response"]["status"] for a in acks]
+    held = [a["roll_id"] for _, a in acks if a["response"]["status"] == "held"]
+    page.click("button[data-tab=alerts]")
+    for roll_id in held:
+        page.wait_for_selector(f".card.alert.needs_review[data-roll='{roll_id}']")
+    ctx.close()

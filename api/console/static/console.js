@@ -79,12 +79,15 @@ function show(tab) {
 function listen() {
   if (S.es) S.es.close();
   S.es = new EventSource(`/console/api/events?after=${S.me.last_event_id}`);
-  // Alerts refresh at once; the flood of ordinary rolls at a busy floor is batched.
-  const refresh = (urgent) => { if (listen.t && !urgent) return; clearTimeout(listen.t);
-    listen.t = setTimeout(() => { listen.t = null;
-      if (S.me.role !== "labeler") refreshAlerts();
-      if (S.tab === "grid") refreshGrid();
-      if (S.tab === "labels") refreshQueue(); }, urgent ? 20 : 500); };
+  // Alerts refresh at once; ordinary rolls at most every 500 ms (a busy floor is a flood).
+  const run = () => { if (S.me.role !== "labeler") refreshAlerts();
+    if (S.tab === "grid") refreshGrid();
+    if (S.tab === "labels") refreshQueue(); };
+  const refresh = (urgent) => {
+    if (listen.t) { if (!urgent) return; clearTimeout(listen.t); }
+    const wait = urgent ? 20 : Math.max(20, (listen.last || 0) + 500 - Date.now());
+    listen.t = setTimeout(() => { listen.t = null; listen.last = Date.now(); run(); }, wait);
+  };
   for (const k of ["roll", "settlement", "no_roll", "labels_saved"])
     S.es.addEventListener(k, () => refresh(false));
   for (const k of ["review", "alert_action"]) S.es.addEventListener(k, () => refresh(true));
@@ -109,7 +112,7 @@ async function refreshGrid() {
     return el("div", { class: "card" + (t.open_alerts ? " alerting" : ""), "data-table": t.id },
       el("h3", {}, t.name, el("small", {}, ` ${t.game} round ${t.round}`)),
       t.open_alerts ? el("p", { class: "error" }, `${t.open_alerts} open alert(s)`) : null,
-      r ? [el("p", { class: "faces" }, faces(r)),
+      r ? [el("p", { class: "faces", "data-roll": r.roll_id, "data-seq": r.seq }, faces(r)),
            el("p", {}, el("span", { class: "pill " + r.status }, r.status), ` ${r.verdict} `,
               r.settlement ? `paid ${cents(r.settlement.paid)} collected ${cents(r.settlement.collected)}` : ""),
            evidenceImg(r, "frame"), el("p", { class: "small" }, fmtTime(r.received_at))]
