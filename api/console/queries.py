@@ -33,9 +33,10 @@ def grid(db: Database) -> list[dict[str, Any]]:
     """Every table with its last roll (by arrival) and its count of open alerts."""
     with db.read() as session:
         tables = session.scalars(select(Table).order_by(Table.name)).all()
-        handled = set(session.scalars(select(AlertAction.ref)).all())
         mismatches = session.execute(select(DealerCall.table_id, DealerCall.id)
                                      .where(DealerCall.matches.is_(False))).all()
+        handled = set(session.scalars(select(AlertAction.ref).where(
+            AlertAction.kind == "dealer_call")).all())
         out = []
         for t in tables:
             last = session.scalars(select(Roll).where(Roll.table_id == t.id)
@@ -87,14 +88,16 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
     """Dealer-call mismatches and rolls held for review, newest first, with what
     surveillance did about each."""
     with db.read() as session:
-        actions: dict[str, list[dict]] = {}
-        for a in session.scalars(select(AlertAction).order_by(AlertAction.id)).all():
-            actions.setdefault(a.ref, []).append({"action": a.action, "by": a.by,
-                                                  "note": a.note, "at": a.created_at})
         calls = session.scalars(select(DealerCall).where(DealerCall.matches.is_(False))
                                 .order_by(DealerCall.id.desc()).limit(limit)).all()
         held = session.scalars(select(Roll).where(Roll.status == "held")
                                .order_by(Roll.received_at.desc()).limit(limit)).all()
+        refs = [str(c.id) for c in calls] + [r.roll_id for r in held]
+        actions: dict[str, list[dict]] = {}
+        for a in session.scalars(select(AlertAction).where(AlertAction.ref.in_(refs))
+                                 .order_by(AlertAction.id)).all():
+            actions.setdefault(a.ref, []).append({"action": a.action, "by": a.by,
+                                                  "note": a.note, "at": a.created_at})
         rolls = {r.roll_id: r for r in held}
         for c in calls:
             if c.roll_id not in rolls:
