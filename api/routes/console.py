@@ -27,7 +27,8 @@ from ..services.evidence import path_for
 from ..services.tables import create_token
 
 STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
-_FILES = {"console.js": "text/javascript", "console.css": "text/css"}
+_FILES = {"console.js": "text/javascript", "labels.js": "text/javascript",
+          "console.css": "text/css"}
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY",
             "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
@@ -102,8 +103,8 @@ async def tables(db: DbDep, _: Watcher) -> list[dict]:
 @router.get("/api/tables/{table_id}/rolls")
 async def history(table_id: str, db: DbDep, settings: SettingsDep, _: Watcher,
                   q: Annotated[str, Query(max_length=100)] = "",
-                  start: Annotated[float | None, Query(ge=0)] = None,
-                  end: Annotated[float | None, Query(ge=0)] = None,
+                  start: Annotated[float | None, Query(ge=0, allow_inf_nan=False)] = None,
+                  end: Annotated[float | None, Query(ge=0, allow_inf_nan=False)] = None,
                   limit: Annotated[int, Query(ge=1, le=1000)] = 200) -> dict:
     """Rolls of the table between start and end (Unix s; default: the last shift)."""
     if start is None and end is None:

@@ -12,6 +12,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
+from pydantic import Field
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
@@ -21,13 +22,41 @@ from ..db.models import Roll
 from ..db.session import Database
 from ..deps import DbDep, Principal, SettingsDep, require
 from ..errors import ApiError
+from ..schemas.common import Out, errors
 from ..services.fairness import fairness
 from ..services.fairness_svg import fairness_svg
 from ..services.state import read_table
+from .tables import TableId
 
 router = APIRouter(tags=["fairness"])
-Start = Annotated[float | None, Query(ge=0, description="Unix s; default: one shift ago.")]
-End = Annotated[float | None, Query(ge=0, description="Unix s; default: now.")]
+
+
+class FaceTestOut(Out):
+    label: str = Field(description="\"die k\" (k-th die as read) or \"all dice\".")
+    counts: list[int] = Field(description="Throws showing faces 1..6.")
+    n: int
+    chi2: float | None = Field(description="Chi-square statistic; null below 30 throws.")
+    p_value: float | None
+    biased: bool = Field(description="p_value < alpha.")
+
+
+class FairnessOut(Out):
+    table_id: str
+    table: str
+    game: str
+    start: float
+    end: float | None
+    rolls: int = Field(description="Settled rolls counted.")
+    alpha: float
+    section: str
+    tests: list[FaceTestOut]
+    alert: bool
+    biased: list[str]
+    svg: str = Field(description="The plot, an SVG document.")
+Start = Annotated[float | None, Query(ge=0, le=1e11, allow_inf_nan=False,
+                                      description="Unix s; default: one shift ago.")]
+End = Annotated[float | None, Query(ge=0, le=1e11, allow_inf_nan=False,
+                                    description="Unix s; default: now.")]
 
 
 def report(db: Database, table_id: str, start: float, end: float | None,
@@ -56,8 +85,9 @@ async def _run(db, settings, table_id, start, end) -> dict:
                                    settings.fairness_alpha)
 
 
-@router.get("/v1/tables/{table_id}/fairness")
-async def v1_fairness(table_id: str, db: DbDep, settings: SettingsDep,
+@router.get("/v1/tables/{table_id}/fairness", response_model=FairnessOut,
+            responses=errors(401, 403, 404, 422))
+async def v1_fairness(table_id: TableId, db: DbDep, settings: SettingsDep,
                       _: Annotated[Principal, Depends(require("surveillance"))],
                       start: Start = None, end: End = None) -> dict:
     """Face counts per die, chi-square p-values, `alert` when one is under the configured
