@@ -24,9 +24,12 @@ class ReaderConfig(BaseModel):
     det_threshold: float = Field(0.35, gt=0.0, lt=1.0,
                                  description="minimum detector score to keep a die")
     max_dice: int = Field(100, ge=1, le=500, description="most dice kept per frame")
-    pip_threshold: float = Field(0.25, gt=0.0, lt=1.0,
+    pip_threshold: float = Field(0.5, gt=0.0, lt=1.0,
                                  description="pip heatmap peak needed to count a pip "
-                                             "(the committed reader's peaks reach ~0.35)")
+                                             "(chosen on the synthetic validation set)")
+    pip_radius: float = Field(0.5, gt=0.0, le=1.0,
+                              description="count pips within this x the die side of the crop "
+                                          "centre (a neighbour's pips lie further out)")
     near_peaks: float = Field(0.5, ge=0.0, le=2.0,
                               description="drop a peak closer than this x a stronger die's "
                                           "min(w, h): the same die (models/detector.md)")
