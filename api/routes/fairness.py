@@ -8,6 +8,7 @@ integrations (`GET /v1/tables/{id}/fairness`, bearer token of surveillance or ad
 from __future__ import annotations
 
 import json
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
@@ -18,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..console.auth import Person, person
 from ..console.queries import shift_start
-from ..db.models import Roll
+from ..db.models import Roll, Table
 from ..db.session import Database
 from ..deps import DbDep, Principal, SettingsDep, require
 from ..errors import ApiError
@@ -53,6 +54,8 @@ class FairnessOut(Out):
     alert: bool
     biased: list[str]
     svg: str = Field(description="The plot, an SVG document.")
+
+
 Start = Annotated[float | None, Query(ge=0, le=1e11, allow_inf_nan=False,
                                       description="Unix s; default: one shift ago.")]
 End = Annotated[float | None, Query(ge=0, le=1e11, allow_inf_nan=False,
@@ -79,6 +82,25 @@ def report(db: Database, table_id: str, start: float, end: float | None,
     return out
 
 
+_SWEEP_TTL_S = 60.0
+_sweeps: dict[str, tuple[float, list[dict]]] = {}
+
+
+def sweep(db: Database, start: float, alpha: float) -> list[dict]:
+    """The tables whose dice look biased since `start`: the fairness alerts of the shift."""
+    with db.read() as session:
+        ids = session.scalars(select(Table.id).order_by(Table.name)).all()
+    out = []
+    for table_id in ids:
+        r = report(db, table_id, start, None, alpha)
+        if r["alert"]:
+            out.append({"table_id": table_id, "table": r["table"], "rolls": r["rolls"],
+                        "alpha": alpha, "section": r["section"], "start": start,
+                        "biased": [{"label": t["label"], "p_value": t["p_value"]}
+                                   for t in r["tests"] if t["biased"]]})
+    return out
+
+
 async def _run(db, settings, table_id, start, end) -> dict:
     start = shift_start(settings.shift_hours) if start is None else start
     return await run_in_threadpool(report, db, table_id, start, end,
@@ -93,6 +115,20 @@ async def v1_fairness(table_id: TableId, db: DbDep, settings: SettingsDep,
     """Face counts per die, chi-square p-values, `alert` when one is under the configured
     alpha (DICECALL_FAIRNESS_ALPHA), and the plot as SVG text."""
     return await _run(db, settings, table_id, start, end)
+
+
+@router.get("/console/api/fairness-alerts", include_in_schema=False)
+async def fairness_alerts(db: DbDep, settings: SettingsDep,
+                          _: Annotated[Person, Depends(person("surveillance"))]) -> list[dict]:
+    """Biased dice over the current shift, every table; recomputed at most once a minute
+    per process (it reads the whole shift's rolls)."""
+    hit = _sweeps.get(db.url)
+    if hit is not None and hit[0] > time.monotonic():
+        return hit[1]
+    found = await run_in_threadpool(sweep, db, shift_start(settings.shift_hours),
+                                    settings.fairness_alpha)
+    _sweeps[db.url] = (time.monotonic() + _SWEEP_TTL_S, found)
+    return found
 
 
 @router.get("/console/api/fairness/{table_id}.svg", include_in_schema=False)

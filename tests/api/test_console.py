@@ -226,6 +226,9 @@ def test_fairness_report_alerts_on_a_loaded_die(hl):
     assert f["tests"][0]["counts"] == [0, 0, 0, 0, 0, 60]
     assert f["tests"][1]["counts"] == [10] * 6 and not f["tests"][1]["biased"]
     assert f["svg"].startswith("<svg")
+    [sweep] = hl.client.get("/console/api/fairness-alerts").json()
+    assert sweep["table_id"] == table and [b["label"] for b in sweep["biased"]] == [
+        "die 1", "all dice"]
     r = hl.client.get(f"/v1/tables/{table}/fairness", headers=hl.auth("surveillance"))
     assert r.json()["biased"] == ["die 1", "all dice"]
     assert hl.client.get(f"/v1/tables/{table}/fairness", headers=hl.auth()).status_code == 403

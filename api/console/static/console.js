@@ -128,7 +128,7 @@ function tableOptions(sel) {
 }
 
 async function initHistory() {
-  if (!S.tables.length) S.tables = await api("GET", "/console/api/tables");
+  S.tables = await api("GET", "/console/api/tables");
   tableOptions($("history-table"));
   if (!$("history-start").value) $("history-start").value = toInput(Date.now() / 1000 - 8 * 3600);
   searchHistory();
@@ -155,9 +155,21 @@ $("history-form").addEventListener("submit", searchHistory);
 // ---- alerts
 async function refreshAlerts() {
   const list = await api("GET", `/console/api/alerts?handled=${$("alerts-handled").checked}`);
-  $("alert-count").textContent = list.filter((a) => !a.actions.length || a.roll.status === "held").length;
+  if (!S.fairAt || Date.now() - S.fairAt > 60000) {  // the server recomputes once a minute
+    S.fair = await api("GET", "/console/api/fairness-alerts"); S.fairAt = Date.now(); }
+  $("alert-count").textContent = S.fair.length +
+    list.filter((a) => !a.actions.length || a.roll.status === "held").length;
   if (S.tab !== "alerts") return;
-  $("alert-list").replaceChildren(...list.map(alertCard));
+  $("alert-list").replaceChildren(...S.fair.map(fairCard), ...list.map(alertCard));
+}
+
+function fairCard(f) {
+  const open = () => { S.fairTable = f.table_id; show("fairness"); };
+  return el("div", { class: "card alert fairness", "data-table": f.table_id },
+    el("h3", {}, "Dice fairness", el("small", {}, ` ${f.table} since ${fmtTime(f.start)}`)),
+    el("p", {}, f.biased.map((b) => `${b.label} biased (p = ${b.p_value.toPrecision(3)})`).join(", "),
+       ` over ${f.rolls} rolls at alpha ${f.alpha}: take the dice out of play and inspect them (${f.section}).`),
+    el("div", { class: "actions" }, el("button", { class: "open-fairness", on: { click: open } }, "Open fairness")));
 }
 $("alerts-handled").addEventListener("change", refreshAlerts);
 
@@ -190,8 +202,9 @@ function alertCard(a) {
 
 // ---- fairness
 async function initFairness() {
-  if (!S.tables.length) S.tables = await api("GET", "/console/api/tables");
+  S.tables = await api("GET", "/console/api/tables");
   tableOptions($("fairness-table"));
+  if (S.fairTable) { $("fairness-table").value = S.fairTable; S.fairTable = null; }
   if (!$("fairness-start").value) $("fairness-start").value = toInput(Date.now() / 1000 - 8 * 3600);
   runFairness();
 }
