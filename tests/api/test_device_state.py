@@ -31,6 +31,11 @@ def test_high_roll_phase_follows_the_extra_roll_675a_4_g(hb):
     state = _get(hb, table, device).json()
     assert state["extra_roll"] is True and state["expected_dice"] == 6
     assert state["held_face"] == 6 and state["held_count"] == 4 and state["last_seq"] == 7
+    # Betting stays closed until the Extra Roll is settled (675a.4(e),(g)).
+    assert state["betting_open"] is False
+    current = hb.client.get(f"/v1/tables/{table}/rounds/current", headers=hb.auth())
+    assert current.status_code == 200, current.text
+    assert current.json()["betting_open"] is False
 
 
 def test_craps_always_two_dice(hb):
