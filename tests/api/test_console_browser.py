@@ -285,9 +285,11 @@ def test_a_correction_changes_the_settlement_and_is_in_the_audit_chain(browser, 
     page.select_option("#history-table", table)
     page.fill("#history-q", "correct")
     page.click("#history-form button[type=submit]")
-    page.wait_for_function("document.getElementById('history-count').textContent"
-                           ".startsWith('1 of')")
-    assert "correct by surveillance one" in page.inner_text("#history-rows")
+    # The tab first shows the default table's rows; wait for this search's answer (a fixed
+    # count alone matched a stale list under load).
+    page.wait_for_function("document.getElementById('history-rows').innerText"
+                           ".includes('correct by surveillance one')")
+    assert page.inner_text("#history-count").startswith("1 of")
     ctx.close()
 
 
