@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Annotated
 
@@ -19,6 +20,7 @@ from ..schemas.common import UUID_PATTERN, errors
 from ..schemas.rolls import ReviewIn, RollIn, RollOut
 from ..services import review as review_svc
 from ..services import rolls as svc
+from ..services.intake_writer import writer_for
 from ..services.settle import roll_view
 from ..services.state import read_table
 from .openapi import request_body
@@ -33,9 +35,9 @@ RollId = Annotated[str, Path(pattern=UUID_PATTERN, description="The roll's UUID.
                               "original response, nothing settled again"},
                         **errors(401, 403, 404, 409, 413, 422)},
              openapi_extra=request_body(RollIn))
-def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
-              broker: BrokerDep,
-              device: Annotated[SignedDevice, Depends(signed_device)]) -> Response:
+async def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
+                    broker: BrokerDep,
+                    device: Annotated[SignedDevice, Depends(signed_device)]) -> Response:
     """Intake of one roll read by the table's edge device (signed, idempotent on roll_id).
 
     valid: settled through the engine; no_roll: recorded, nothing settled; needs_review:
@@ -48,7 +50,14 @@ def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
     except ValidationError as exc:
         raise RequestValidationError(exc.errors(include_url=False)) from None
     try:
-        result = svc.intake(db, settings, device.device_id, table_id, roll)
+        ev = roll.evidence
+        if ev.clean_jpeg_b64 is None and ev.annotated_jpeg_b64 is None:
+            post = svc.prepare(settings, device.device_id, table_id, roll)  # no file I/O
+        else:
+            post = await run_in_threadpool(svc.prepare, settings, device.device_id,
+                                           table_id, roll)
+        # Applied by the process's writer thread, batched with other rolls (group commit).
+        result = await asyncio.wrap_future(writer_for(db).submit(post))
     except ApiError as exc:
         INTAKES.labels(roll.verdict, "conflict" if exc.status == 409 else "refused").inc()
         raise

@@ -1,16 +1,20 @@
 """Roll intake: exactly-once effect for rolls delivered at least once.
 
-The roll's `roll_id` is the primary key of `rolls`. The intake runs in one transaction with
-the table row locked, so rolls of a table are applied one at a time; a concurrent duplicate
-either finds the stored roll after the lock is released, or (posted for another table) hits
-the primary key and rolls back. Either way it answers with the original response, and a
-different body under a known roll_id is a 409.
+The roll's `roll_id` is the primary key of `rolls`. Rolls are applied in batches (group
+commit, see intake_writer.py): one transaction locks the batch's table rows, applies each roll
+in arrival order exactly as it would alone, and commits once; nobody is answered before that
+commit. A roll refused by a check (404, 403, 409) gets its error and leaves the others alone.
+A concurrent duplicate either finds the stored roll after the locks are released, or (posted
+to another process) hits the primary key: the batch rolls back and each of its rolls is
+applied alone, the duplicate then answering with the original response. A different body
+under a known roll_id is a 409.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -57,14 +61,19 @@ _TABLE_COLS = ("id", "game", "state_json", "version", "round_no", "betting_open"
                "arrivals", "held_rolls")
 
 
-# Built once: constructing statements per request costs more than executing them.
-_SELECT_TABLE = (select(*(_TABLES.c[c] for c in _TABLE_COLS))
-                 .where(_TABLES.c.id == bindparam("tid")).with_for_update())
-_SELECT_ROLL = select(_ROLLS.c.roll_id, _ROLLS.c.body_hash, _ROLLS.c.table_id,
-                      _ROLLS.c.response_json).where(_ROLLS.c.roll_id == bindparam("rid"))
-_SELECT_DEVICE = select(_DEVICES.c.id, _DEVICES.c.table_id, _DEVICES.c.revoked,
-                        _DEVICES.c.last_seq).where(_DEVICES.c.id == bindparam("did"))
+# Built once: constructing statements per request costs more than executing them. Tables are
+# locked in id order, so two batches sharing tables cannot deadlock each other.
+_SELECT_TABLES = (select(*(_TABLES.c[c] for c in _TABLE_COLS))
+                  .where(_TABLES.c.id.in_(bindparam("tids", expanding=True)))
+                  .order_by(_TABLES.c.id).with_for_update())
+_SELECT_ROLLS = select(_ROLLS.c.roll_id, _ROLLS.c.body_hash, _ROLLS.c.table_id,
+                       _ROLLS.c.response_json).where(
+    _ROLLS.c.roll_id.in_(bindparam("rids", expanding=True)))
+_SELECT_DEVICES = select(_DEVICES.c.id, _DEVICES.c.table_id, _DEVICES.c.revoked,
+                         _DEVICES.c.last_seq).where(
+    _DEVICES.c.id.in_(bindparam("dids", expanding=True)))
 _INSERT_ROLL = insert(_ROLLS)
+_INSERT_GAP = insert(_GAPS)
 _UPDATE_TABLE = update(_TABLES).where(_TABLES.c.id == bindparam("tid"))
 _UPDATE_DEVICE = update(_DEVICES).where(_DEVICES.c.id == bindparam("did"))
 
@@ -74,113 +83,205 @@ class Record(SimpleNamespace):
     settlement code (written against the models' attribute names) works on either."""
 
 
-def intake(db: Database, settings: Settings, device_id: str, table_id: str,
-           roll: RollIn) -> Intake:
-    """Stores, and where it can settles, one posted roll (see module docstring)."""
-    digest = body_hash(roll)
+@dataclass
+class Posted:
+    """A verified roll ready to apply: who posted it for which table, and its body's hash."""
+
+    device_id: str
+    table_id: str
+    roll: RollIn
+    digest: str
+    stored: list[bool]  # whether each evidence JPEG was given (and stored)
+
+
+def prepare(settings: Settings, device_id: str, table_id: str, roll: RollIn) -> Posted:
+    """Hashes the body and stores its evidence JPEGs (before, and outside, the transaction)."""
     ev = roll.evidence
     stored = [evidence.store(settings.evidence_dir, b64, sha, settings.max_jpeg_bytes, which)
               for b64, sha, which in ((ev.clean_jpeg_b64, ev.clean_sha256, "clean"),
                                       (ev.annotated_jpeg_b64, ev.annotated_sha256,
                                        "annotated"))]
-    try:
-        with db.write_conn() as conn:
-            row = conn.execute(_SELECT_TABLE, {"tid": table_id}).first()
-            if row is None:
-                raise ApiError(404, "unknown_table", f"no table {table_id!r}")
-            table = Record(**row._mapping)
-            existing = _stored(conn, roll.roll_id)
-            if existing is not None:
-                return _replay(existing, digest, table_id)
-            result, state = _apply(conn, table, device_id, roll, digest, stored)
-    except IntegrityError:
-        with db.read() as session:
-            existing = _stored(session.connection(), roll.roll_id)
-            if existing is None:
-                raise
-            return _replay(existing, digest, table_id)
-    if state is not None:
-        remember(table, state)
+    return Posted(device_id, table_id, roll, body_hash(roll), stored)
+
+
+def intake(db: Database, settings: Settings, device_id: str, table_id: str,
+           roll: RollIn) -> Intake:
+    """Stores, and where it can settles, one posted roll in its own transaction."""
+    result = apply_batch(db, [prepare(settings, device_id, table_id, roll)])[0]
+    if isinstance(result, Exception):
+        raise result
     return result
 
 
+def apply_batch(db: Database, posts: list[Posted]) -> list[Intake | ApiError | AuthError]:
+    """Applies `posts` in order in one transaction; one result (or refusal) per post.
+
+    Raises:
+        Exception: a database failure of a single post (a batch retries its posts alone).
+    """
+    try:
+        with db.write_conn() as conn:
+            batch = _Batch(conn, posts)
+            results = [batch.apply(p) for p in posts]
+            batch.flush()
+    except IntegrityError:
+        if len(posts) > 1:
+            return [_alone(db, p) for p in posts]
+        # A duplicate roll_id committed by another process since the batch looked.
+        with db.read() as session:
+            existing = _stored(session.connection(), posts[0].roll.roll_id)
+        if existing is None:
+            raise
+        return [_replay(existing, posts[0].digest, posts[0].table_id)]
+    except Exception:
+        if len(posts) > 1:  # e.g. a deadlock with another process: nothing was committed
+            return [_alone(db, p) for p in posts]
+        raise
+    for table_id, state in batch.states.items():
+        remember(batch.tables[table_id], state)
+    return results
+
+
+def _alone(db: Database, post: Posted) -> Any:
+    try:
+        return apply_batch(db, [post])[0]
+    except Exception as exc:  # this post's own failure, answered as a 500 to its request
+        return exc
+
+
 def _stored(conn: Connection, roll_id: str) -> Record | None:
-    row = conn.execute(_SELECT_ROLL, {"rid": roll_id}).first()
+    row = conn.execute(_SELECT_ROLLS, {"rids": [roll_id]}).first()
     return None if row is None else Record(**row._mapping)
 
 
-def _sequence(conn: Connection, device: Record, seq: int) -> dict[str, Any]:
-    """Compares `seq` with the device's highest so far; advances it."""
-    last = device.last_seq
-    if last is None:
-        out = {"status": "first", "expected": None, "missing": None}
-    elif seq == last + 1:
-        out = {"status": "ok", "expected": seq, "missing": None}
-    elif seq > last + 1:
-        out = {"status": "gap", "expected": last + 1, "missing": [last + 1, seq - 1]}
-    else:
-        used = conn.execute(select(_ROLLS.c.roll_id).where(_ROLLS.c.device_id == device.id,
-                                                           _ROLLS.c.seq == seq).limit(1))
-        out = {"status": "repeat" if used.first() else "reordered", "expected": last + 1,
-               "missing": None}
-    device.last_seq = seq if last is None else max(last, seq)
-    return out
+class _Batch:
+    """The rolls of one transaction: rows are locked and read once, written once at the end.
+
+    Every roll sees the effects of the rolls before it (table state, device sequence, stored
+    roll_ids), so a batch settles exactly as the same rolls would one transaction each.
+    """
+
+    def __init__(self, conn: Connection, posts: list[Posted]) -> None:
+        self.conn = conn
+        tids = sorted({p.table_id for p in posts})
+        self.tables = {r.id: Record(**r._mapping)
+                       for r in conn.execute(_SELECT_TABLES, {"tids": tids})}
+        self.stored = {r.roll_id: Record(**r._mapping) for r in conn.execute(
+            _SELECT_ROLLS, {"rids": sorted({p.roll.roll_id for p in posts})})}
+        self.devices = {r.id: Record(**r._mapping) for r in conn.execute(
+            _SELECT_DEVICES, {"dids": sorted({p.device_id for p in posts})})}
+        self.states: dict[str, Any] = {}  # table id -> state after this batch's settlements
+        self.rows: list[dict] = []
+        self.gaps: list[dict] = []
+        self.events: list[audit.Pending] = []
+        self.dirty_tables: dict[str, Record] = {}
+        self.dirty_devices: dict[str, Record] = {}
+
+    def apply(self, post: Posted) -> Intake | ApiError | AuthError:
+        try:
+            table = self.tables.get(post.table_id)
+            if table is None:
+                raise ApiError(404, "unknown_table", f"no table {post.table_id!r}")
+            existing = self.stored.get(post.roll.roll_id)
+            if existing is not None:
+                return _replay(existing, post.digest, post.table_id)
+            device = self.devices.get(post.device_id)
+            if device is None or device.revoked or device.table_id != table.id:
+                raise AuthError(403, "wrong_table", "this device is not bound to the table")
+            return self._apply(table, device, post)
+        except (ApiError, AuthError) as exc:  # raised before this roll changed anything
+            return exc
+
+    def _state(self, table: Record) -> Any:
+        state = self.states.get(table.id)
+        return state if state is not None else load_state(table)
+
+    def _sequence(self, device: Record, seq: int) -> dict[str, Any]:
+        """Compares `seq` with the device's highest so far; advances it."""
+        last = device.last_seq
+        if last is None:
+            out = {"status": "first", "expected": None, "missing": None}
+        elif seq == last + 1:
+            out = {"status": "ok", "expected": seq, "missing": None}
+        elif seq > last + 1:
+            out = {"status": "gap", "expected": last + 1, "missing": [last + 1, seq - 1]}
+        else:
+            used = any(r["device_id"] == device.id and r["seq"] == seq for r in self.rows)
+            used = used or self.conn.execute(select(_ROLLS.c.roll_id).where(
+                _ROLLS.c.device_id == device.id, _ROLLS.c.seq == seq).limit(1)).first()
+            out = {"status": "repeat" if used else "reordered", "expected": last + 1,
+                   "missing": None}
+        device.last_seq = seq if last is None else max(last, seq)
+        return out
+
+    def _apply(self, table: Record, device: Record, post: Posted) -> Intake:
+        roll, device_id = post.roll, device.id
+        seq = self._sequence(device, roll.seq)
+        table.arrivals += 1
+        reasons = [r.model_dump() for r in roll.reasons]
+        row = Record(roll_id=roll.roll_id, table_id=table.id, device_id=device_id,
+                     seq=roll.seq, arrival=table.arrivals, round_no=table.round_no,
+                     body_hash=post.digest, verdict=roll.verdict, status="held",
+                     faces_json=json.dumps(roll.faces), final_faces_json=None,
+                     settlement_json=None, review_json=None, seq_status=seq["status"],
+                     received_at=now(), settled_at=None)
+        events = self.events
+        events.append(audit.Pending(table.id, "roll", {
+            "roll_id": roll.roll_id, "device_id": device_id, "seq": roll.seq,
+            "verdict": roll.verdict, "faces": roll.faces, "round": table.round_no,
+            "body_sha256": post.digest, "evidence": [roll.evidence.clean_sha256,
+                                                     roll.evidence.annotated_sha256]}))
+        state, held_reason = _decide(table, row, roll, seq, events, lambda: self._state(table))
+        if seq["status"] not in ("ok", "first"):
+            self._record_sequence(table, row, seq)
+        if state is not None:
+            self.states[table.id] = state
+        if held_reason is not None:
+            reasons.append(held_reason)
+        row.detail_json = json.dumps({
+            "reasons": reasons, "confidences": roll.confidences, "sequence": seq,
+            "captured_at": roll.captured_at,
+            "evidence": {"clean_sha256": roll.evidence.clean_sha256,
+                         "annotated_sha256": roll.evidence.annotated_sha256,
+                         "clean_stored": post.stored[0], "annotated_stored": post.stored[1]}})
+        row.response_json = json.dumps(roll_view(row), separators=(",", ":"))
+        self.rows.append(vars(row))
+        self.stored[roll.roll_id] = row  # a repeat later in this batch is a replay
+        self.dirty_tables[table.id] = table
+        self.dirty_devices[device_id] = device
+        return Intake(201, row.response_json, False, row.status == "settled")
+
+    def _record_sequence(self, table: Record, row: Record, seq: dict) -> None:
+        SEQUENCE.labels(seq["status"]).inc()
+        self.gaps.append({"table_id": table.id, "device_id": row.device_id,
+                          "roll_id": row.roll_id, "kind": seq["status"],
+                          "expected": seq["expected"], "received": row.seq,
+                          "created_at": row.received_at})
+        self.events.append(audit.Pending(table.id, "sequence_gap", {
+            "roll_id": row.roll_id, "device_id": row.device_id, **seq,
+            "received": row.seq}))
+
+    def flush(self) -> None:
+        """Writes the batch: rolls first (a duplicate roll_id fails before anything else)."""
+        conn = self.conn
+        if self.rows:
+            conn.execute(_INSERT_ROLL, self.rows)
+        if self.gaps:
+            conn.execute(_INSERT_GAP, self.gaps)
+        if self.dirty_tables:
+            conn.execute(_UPDATE_TABLE, [
+                {"tid": t.id, "state_json": t.state_json, "version": t.version,
+                 "round_no": t.round_no, "betting_open": t.betting_open,
+                 "arrivals": t.arrivals, "held_rolls": t.held_rolls}
+                for t in self.dirty_tables.values()])
+        if self.dirty_devices:
+            conn.execute(_UPDATE_DEVICE, [{"did": d.id, "last_seq": d.last_seq}
+                                          for d in self.dirty_devices.values()])
+        audit.append(conn, self.events)
 
 
-def _apply(conn: Connection, table: Record, device_id: str, roll: RollIn, digest: str,
-           stored: list[bool]) -> tuple[Intake, Any]:
-    found = conn.execute(_SELECT_DEVICE, {"did": device_id}).first()
-    if found is None or found.revoked or found.table_id != table.id:
-        raise AuthError(403, "wrong_table", "this device is not bound to the table")
-    device = Record(**found._mapping)
-    seq = _sequence(conn, device, roll.seq)
-    table.arrivals += 1
-    reasons = [r.model_dump() for r in roll.reasons]
-    row = Record(roll_id=roll.roll_id, table_id=table.id, device_id=device_id, seq=roll.seq,
-                 arrival=table.arrivals, round_no=table.round_no, body_hash=digest,
-                 verdict=roll.verdict, status="held", faces_json=json.dumps(roll.faces),
-                 final_faces_json=None, settlement_json=None, review_json=None,
-                 seq_status=seq["status"], received_at=now(), settled_at=None)
-    events = [audit.Pending(table.id, "roll", {
-        "roll_id": roll.roll_id, "device_id": device_id, "seq": roll.seq,
-        "verdict": roll.verdict, "faces": roll.faces, "round": table.round_no,
-        "body_sha256": digest, "evidence": [roll.evidence.clean_sha256,
-                                            roll.evidence.annotated_sha256]})]
-    state, held_reason = _decide(table, row, roll, seq, events)
-    if held_reason is not None:
-        reasons.append(held_reason)
-    row.detail_json = json.dumps({
-        "reasons": reasons, "confidences": roll.confidences, "sequence": seq,
-        "captured_at": roll.captured_at,
-        "evidence": {"clean_sha256": roll.evidence.clean_sha256,
-                     "annotated_sha256": roll.evidence.annotated_sha256,
-                     "clean_stored": stored[0], "annotated_stored": stored[1]}})
-    row.response_json = json.dumps(roll_view(row), separators=(",", ":"))
-    # The insert comes first: a duplicate primary key fails before anything else is written.
-    conn.execute(_INSERT_ROLL, vars(row))
-    if seq["status"] not in ("ok", "first"):
-        _record_sequence(conn, table, row, seq, events)
-    conn.execute(_UPDATE_TABLE, {
-        "tid": table.id, "state_json": table.state_json, "version": table.version,
-        "round_no": table.round_no, "betting_open": table.betting_open,
-        "arrivals": table.arrivals, "held_rolls": table.held_rolls})
-    conn.execute(_UPDATE_DEVICE, {"did": device_id, "last_seq": device.last_seq})
-    audit.append(conn, events)
-    return Intake(201, row.response_json, False, row.status == "settled"), state
-
-
-def _record_sequence(conn: Connection, table: Record, row: Record, seq: dict,
-                     events: list[audit.Pending]) -> None:
-    SEQUENCE.labels(seq["status"]).inc()
-    conn.execute(insert(_GAPS).values(
-        table_id=table.id, device_id=row.device_id, roll_id=row.roll_id, kind=seq["status"],
-        expected=seq["expected"], received=row.seq, created_at=row.received_at))
-    events.append(audit.Pending(table.id, "sequence_gap", {
-        "roll_id": row.roll_id, "device_id": row.device_id, **seq, "received": row.seq}))
-
-
-def _decide(table: Record, row: Record, roll: RollIn, seq: dict,
-            events: list[audit.Pending]) -> tuple[Any, dict | None]:
+def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[audit.Pending],
+            state_of: Callable[[], Any]) -> tuple[Any, dict | None]:
     """Settles, records or holds the roll; returns (new state or None, hold reason)."""
     hold = None
     if seq["status"] in ("reordered", "repeat"):
@@ -200,7 +301,7 @@ def _decide(table: Record, row: Record, roll: RollIn, seq: dict,
         return None, None
     if hold is None:
         try:
-            return settle_roll(None, table, load_state(table), row, roll.faces, events), None
+            return settle_roll(None, table, state_of(), row, roll.faces, events), None
         except RollRefused as exc:
             hold = {"code": exc.code, "section": exc.section or ""}
     row.status = "held"
