@@ -29,18 +29,20 @@ _signature = APIKeyHeader(name="X-Dicecall-Signature", auto_error=False,
                                       "X-Dicecall-Timestamp.")
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_db(request: Request) -> Database:
+async def get_db(request: Request) -> Database:
     return request.app.state.db
 
 
-def get_broker(request: Request) -> Broker:
+async def get_broker(request: Request) -> Broker:
     return request.app.state.broker
 
 
+# The getters above are async on purpose: FastAPI runs a plain `def` dependency in its thread
+# pool, three thread hops per request for reading an attribute.
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DbDep = Annotated[Database, Depends(get_db)]
 BrokerDep = Annotated[Broker, Depends(get_broker)]
@@ -103,6 +105,12 @@ def require(*roles: str):
         return principal
 
     return dependency
+
+
+def cached_device(device_id: str) -> tuple | None:
+    """(bound table id, secret) of a device looked up in the last few seconds, else None."""
+    hit = _devices.get(device_id)
+    return hit if isinstance(hit, tuple) else None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Annotated
 
@@ -13,8 +12,10 @@ from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from ..db.models import Roll
+from ..db.session import Database
 from ..deps import BrokerDep, DbDep, Principal, SettingsDep, SignedDevice, require, signed_device
 from ..errors import ApiError
+from ..events import Broker
 from ..metrics import INTAKE_LATENCY, INTAKES
 from ..schemas.common import UUID_PATTERN, errors
 from ..schemas.rolls import ReviewIn, RollIn, RollOut
@@ -23,6 +24,7 @@ from ..services import rolls as svc
 from ..services.intake_writer import writer_for
 from ..services.settle import roll_view
 from ..services.state import read_table
+from ..settings import Settings
 from .openapi import request_body
 from .tables import Reader, TableId
 
@@ -44,20 +46,28 @@ async def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
     held until `POST /v1/rolls/{roll_id}/review`. Sequence gaps and reordering are
     reported in `sequence`, stored, and streamed as `sequence_gap` events.
     """
-    started = time.perf_counter()
     try:
         roll = RollIn.model_validate_json(device.body)
     except ValidationError as exc:
         raise RequestValidationError(exc.errors(include_url=False)) from None
+    result = await accept(db, settings, broker, device.device_id, table_id, roll)
+    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+    return Response(result.body, result.status_code, headers=headers,
+                    media_type="application/json")
+
+
+async def accept(db: Database, settings: Settings, broker: Broker, device_id: str,
+                 table_id: str, roll: RollIn) -> svc.Intake:
+    """Applies a verified roll (also called by api/fastpath.py, which skips the framework)."""
+    started = time.perf_counter()
     try:
         ev = roll.evidence
         if ev.clean_jpeg_b64 is None and ev.annotated_jpeg_b64 is None:
-            post = svc.prepare(settings, device.device_id, table_id, roll)  # no file I/O
+            post = svc.prepare(settings, device_id, table_id, roll)  # no file I/O
         else:
-            post = await run_in_threadpool(svc.prepare, settings, device.device_id,
-                                           table_id, roll)
+            post = await run_in_threadpool(svc.prepare, settings, device_id, table_id, roll)
         # Applied by the process's writer thread, batched with other rolls (group commit).
-        result = await asyncio.wrap_future(writer_for(db).submit(post))
+        result = await writer_for(db).submit(post)
     except ApiError as exc:
         INTAKES.labels(roll.verdict, "conflict" if exc.status == 409 else "refused").inc()
         raise
@@ -65,9 +75,7 @@ async def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
     INTAKE_LATENCY.observe(time.perf_counter() - started)
     if not result.replayed:
         broker.notify()
-    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
-    return Response(result.body, result.status_code, headers=headers,
-                    media_type="application/json")
+    return result
 
 
 def _rolls(db, table_id: str, after: int, limit: int) -> list[dict]:
