@@ -244,7 +244,7 @@ class _Batch:
             "evidence": {"clean_sha256": roll.evidence.clean_sha256,
                          "annotated_sha256": roll.evidence.annotated_sha256,
                          "clean_stored": post.stored[0], "annotated_stored": post.stored[1]}})
-        row.response_json = json.dumps(roll_view(row), separators=(",", ":"))
+        row.response_json = _response_text(row)
         self.rows.append(vars(row))
         self.stored[roll.roll_id] = row  # a repeat later in this batch is a replay
         self.dirty_tables[table.id] = table
@@ -278,6 +278,18 @@ class _Batch:
             conn.execute(_UPDATE_DEVICE, [{"did": d.id, "last_seq": d.last_seq}
                                           for d in self.dirty_devices.values()])
         audit.append(conn, self.events)
+
+
+def _response_text(row: Record) -> str:
+    """The roll's view as JSON text. The settlement (most of it) is spliced in as already
+    serialized instead of parsed and serialized again; `"settlement":null` can only be the
+    key itself, since quotes inside strings are escaped."""
+    settlement, row.settlement_json = row.settlement_json, None
+    text = json.dumps(roll_view(row), separators=(",", ":"))
+    row.settlement_json = settlement
+    if settlement is None:
+        return text
+    return text.replace('"settlement":null', '"settlement":' + settlement, 1)
 
 
 def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[audit.Pending],

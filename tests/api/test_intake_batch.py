@@ -122,3 +122,19 @@ def test_fair_lock_is_fifo_and_exclusive():
     for t in threads:
         t.join(5)
     assert order == list(range(8))
+
+
+def test_response_text_splices_the_settlement_exactly():
+    from types import SimpleNamespace
+
+    from dicecall.api.services.settle import roll_view
+
+    row = SimpleNamespace(
+        roll_id="r", table_id="t", device_id="d", seq=1, round_no=1, verdict="valid",
+        status="settled", faces_json="[1,2]", final_faces_json="[1,2]", review_json=None,
+        detail_json=json.dumps({"reasons": [{"code": 'x"settlement":null', "section": ""}],
+                                "sequence": {"status": "ok"}}),
+        settlement_json='{"faces":[1,2],"lines":[{"paid":5}],"paid":5}', received_at=1.5,
+        settled_at=2.0)
+    assert svc._response_text(row) == json.dumps(roll_view(row), separators=(",", ":"))
+    assert row.settlement_json == '{"faces":[1,2],"lines":[{"paid":5}],"paid":5}'
