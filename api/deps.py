@@ -65,6 +65,10 @@ class _TtlCache:
         hit = self._items.get(key)
         return hit[1] if hit is not None and hit[0] > time.monotonic() else None
 
+    def drop(self, key: str) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+
     def put(self, key: str, value: object) -> None:
         with self._lock:
             if len(self._items) > 10_000:
@@ -105,6 +109,15 @@ def require(*roles: str):
         return principal
 
     return dependency
+
+
+def forget_device(device_id: str) -> None:
+    """Drops a revoked device from this process's cache (other processes: within _TTL_S)."""
+    _devices.drop(device_id)
+
+
+def forget_token(digest: str) -> None:
+    _tokens.drop(digest)
 
 
 def cached_device(device_id: str) -> tuple | None:
