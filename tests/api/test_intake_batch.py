@@ -53,14 +53,14 @@ def test_a_duplicate_committed_meanwhile_rolls_the_batch_back_and_retries_alone(
     device = hb.device(table)
     body = hb.body(1, (3, 4))
     done = svc.intake(hb.db, hb.settings, device[0], table, svc.RollIn.model_validate(body))
-    real_init = svc._Batch.__init__
+    real_init = svc.Batch.__init__
 
     def blind_once(self, conn, posts):  # as if another process committed after the read
         real_init(self, conn, posts)
         if len(posts) > 1:
             self.stored.clear()
 
-    monkeypatch.setattr(svc._Batch, "__init__", blind_once)
+    monkeypatch.setattr(svc.Batch, "__init__", blind_once)
     results = svc.apply_batch(hb.db, [_posted(hb, device, table, body),
                                       _posted(hb, device, table, hb.body(2, (2, 3)))])
     assert [_status(r) for r in results] == [200, 201]
@@ -127,6 +127,7 @@ def test_fair_lock_is_fifo_and_exclusive():
 def test_response_text_splices_the_settlement_exactly():
     from types import SimpleNamespace
 
+    from dicecall.api.services.rolls_batch import _response_text
     from dicecall.api.services.settle import roll_view
 
     row = SimpleNamespace(
@@ -136,5 +137,5 @@ def test_response_text_splices_the_settlement_exactly():
                                 "sequence": {"status": "ok"}}),
         settlement_json='{"faces":[1,2],"lines":[{"paid":5}],"paid":5}', received_at=1.5,
         settled_at=2.0)
-    assert svc._response_text(row) == json.dumps(roll_view(row), separators=(",", ":"))
+    assert _response_text(row) == json.dumps(roll_view(row), separators=(",", ":"))
     assert row.settlement_json == '{"faces":[1,2],"lines":[{"paid":5}],"paid":5}'
