@@ -19,7 +19,7 @@ from .db.session import Database
 from .events import Broker
 from .fastpath import RollFastPath
 from .middleware import BodyLimit
-from .routes import health, openapi, v1_router
+from .routes import console, device, fairness, health, labels, openapi, v1_router
 from .settings import Settings, get_settings
 
 log = logging.getLogger("dicecall.api")
@@ -71,5 +71,9 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     errors.install(app)
     app.include_router(health.router)
     app.include_router(v1_router())
+    app.include_router(device.router, prefix="/v1")  # signed device reads (edge)
+    app.include_router(console.router)
+    app.include_router(labels.router)
+    app.include_router(fairness.router)
     openapi.install(app)
     return app

@@ -76,7 +76,7 @@ def create_device(
 @admin.command("token")
 def create_token(
     name: Annotated[str, typer.Argument()],
-    role: Annotated[str, typer.Option(help="integration, surveillance or admin")] =
+    role: Annotated[str, typer.Option(help="integration, surveillance, labeler or admin")] =
         "integration",
 ) -> None:
     """Create a bearer token with a role; the token is printed this once."""
@@ -84,6 +84,21 @@ def create_token(
 
     _, db = _db()
     typer.echo(json.dumps(create(db, name, role), indent=1))
+
+
+@admin.command("export-labels")
+def export_labels(
+    out: Annotated[str, typer.Argument(help="Folder to write (images/, labels/, "
+                                            "annotations.json)")],
+) -> None:
+    """Write the console's labelled frames as YOLO + COCO (for evaluate, calibrate model)."""
+    from pathlib import Path
+
+    from .console.export import collect, write_folder
+
+    settings, db = _db()
+    n = write_folder(collect(db, settings.evidence_dir), Path(out))
+    typer.echo(f"{n} labelled frames -> {out}")
 
 
 @audit_app.command("verify")

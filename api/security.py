@@ -14,7 +14,7 @@ import secrets
 
 from .signing import signature
 
-ROLES = ("integration", "surveillance", "admin")
+ROLES = ("integration", "surveillance", "labeler", "admin")
 TOKEN_PREFIX = "dct_"
 
 

@@ -47,6 +47,13 @@ class Settings(BaseSettings):
                               "(PostgreSQL).")
     migrate_on_start: bool = Field(True, description="Run `alembic upgrade head` in the "
                                    "lifespan (serve does it before starting anyway).")
+    fairness_alpha: float = Field(0.001, gt=0, lt=0.5, description="Significance below "
+                                  "which a die's face counts raise a fairness alert "
+                                  "(chi-square against a fair die; dice inspection 603a.13).")
+    shift_hours: float = Field(8.0, gt=0, le=24, description="Length of a shift in the "
+                               "console: the default range of history and fairness.")
+    label_min_confidence: float = Field(0.9, gt=0, le=1, description="Rolls with a die read "
+                                        "below this confidence go to the labeling queue.")
 
     def server_key(self) -> bytes:
         """The key device secrets derive from (bytes); creates key_file when needed."""

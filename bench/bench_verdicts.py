@@ -7,6 +7,8 @@ Scenes come from `dicecall datasets generate` with seeds never used in training 
 9100+). Truth comes from the physics labels:
   stacked      a die rests on another (623a.8(b), 668a.3(h), 675a.4(b))
   out_of_zone  a die outside the shaker / throw box / table, or fewer dice in the zone
+  hidden       a die less than 30 % visible (behind the shaker wall, under the stick or
+               another die): for the camera it is a missing die
   void         a cocked die resting on more than one side (up margin < 10 deg; 623a.9(b))
   cocked_ph    a Props & Hops die not flat on the shaker floor (668a.3(h))
   cocked_ok    Craps / High Roll cocked die that counts (623a.9(b), 675a.4(c)): valid
@@ -28,7 +30,8 @@ from dicecall.vision.reader import DiceReader
 from dicecall.vision.verdict import VALID, verdict
 
 SCENES = {"shaker": "shaker", "throwbox": "throw_box", "craps": "table"}
-UNSAFE = ("stacked", "out_of_zone", "void", "cocked_ph")
+UNSAFE = ("stacked", "out_of_zone", "hidden", "void", "cocked_ph")
+MIN_VISIBLE = 0.3
 VOID_MARGIN_DEG = 10.0
 
 
@@ -39,6 +42,8 @@ def truth(rec) -> tuple[str, list[int]]:
         return "stacked", []
     if len(in_zone) < rec.expected_dice or len(in_zone) < len(rec.dice):
         return "out_of_zone", []
+    if any(d.visible < MIN_VISIBLE for d in rec.dice):
+        return "hidden", []
     cocked = [d for d in in_zone if d.cocked]
     if any(d.up_margin_deg is not None and d.up_margin_deg < VOID_MARGIN_DEG for d in cocked):
         return "void", []

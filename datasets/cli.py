@@ -139,6 +139,34 @@ def import_(
     typer.echo(f"imported {n} images into {dst}")
 
 
+@group.command()
+def sequence(
+    out: Annotated[Path, typer.Option(help="output folder; each bundle gets a subfolder")],
+    bundle: Annotated[
+        list[str] | None, typer.Option(help="craps, props-and-hops or high-roll (repeatable)")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="seed of the light and of the throw search")] = 7,
+    fps: Annotated[float, typer.Option(min=2.0, max=60.0, help="frames per second")] = 10.0,
+    quality: Annotated[int, typer.Option(min=30, max=100, help="JPEG quality at rest")] = 80,
+) -> None:
+    """Films whole throws (empty table, tumbling, at rest, collected) as replay bundles.
+
+    Each bundle folder gets frames.csv (file,t_ms), the JPEG frames, zones.json (the table
+    calibration) and truth.json (every throw's plan, labels and ideal verdict).
+    """
+    from dicecall.datasets.bundle import BUNDLES, Timing, make_bundle
+
+    names = bundle or list(BUNDLES)
+    unknown = [n for n in names if n not in BUNDLES]
+    if unknown:
+        raise _fail(ValueError(f"unknown bundle {unknown}; choose from {', '.join(BUNDLES)}"))
+    for name in names:
+        truth = make_bundle(name, out / name, seed, Timing(fps=fps, quality=quality),
+                            log=typer.echo)
+        typer.echo(f"{name}: {truth['frames']} frames, {truth['files']} files, "
+                   f"{truth['jpeg_bytes'] / 1e6:.2f} MB in {out / name}")
+
+
 def register(app: typer.Typer) -> None:
     """Adds the `datasets` group to the main `dicecall` app."""
     app.add_typer(group, name="datasets")

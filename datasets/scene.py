@@ -154,6 +154,8 @@ def make_scene(
     pos = np.array([s.position_mm for s in states])
     size = max(st.size_mm for st in styles)
     in_view = pos[np.linalg.norm(pos[:, :2] - pos[:, :2].mean(axis=0), axis=1) < 400]
+    if len(in_view) == 0:  # two dice flew to opposite ends of the table: frame them both
+        in_view = pos
     spread = float(np.ptp(in_view[:, :2], axis=0).max()) + 3 * size
     target = np.array([*in_view[:, :2].mean(axis=0) + rng.normal(0, size, 2), floor_z(layout)])
     cam, cam_h = sample_camera(rng, target, floor_z(layout), spread, size, width, height)

@@ -1,0 +1,1 @@
+"""The edge process of one table: camera, settle, read, outbox, publisher (docs/edge.md)."""

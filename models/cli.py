@@ -144,11 +144,28 @@ def bench(
     typer.echo(json.dumps(time_models(detector, reader, peer, runs, dice), indent=1))
 
 
+def gallery(
+    data: Annotated[list[Path], typer.Option("--data", help="Labelled folders; repeat.")],
+    out: Annotated[Path, typer.Option("--out", help="PNG to write.")] = Path(
+        "docs/reader-failures.png"),
+    limit: Annotated[int, typer.Option("--limit", help="Views per kind of failure.")] = 10,
+) -> None:
+    """Tiles the shipped reader's failures (misses, wrong faces, false dice, pip counts that
+    disagree) on labelled folders into one PNG."""
+    from dicecall.models.gallery import failures, gallery_png
+    from dicecall.vision.reader import DiceReader
+
+    items = failures(DiceReader(), data, limit)
+    gallery_png(items, out)
+    counts = {k: sum(1 for i in items if i[0] == k) for k in ("MISS", "FACE", "FALSE", "PIPS")}
+    typer.echo(json.dumps({"out": str(out), "shown": counts}))
+
+
 def register(app: typer.Typer) -> None:
     """Adds the `models` group to the `dicecall` command."""
     group = typer.Typer(
         help="Train, export, score and time the dice reader's models.", no_args_is_help=True
     )
-    for fn in (train, export, evaluate, sweep, bench):
+    for fn in (train, export, evaluate, sweep, bench, gallery):
         group.command()(fn)
     app.add_typer(group, name="models")

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp")
-TILT_DEG = 8.0  # a die is "tilted" (cocked) above this many degrees, see models/reader.md
+TILT_DEG = 5.0  # cocked above this many degrees: datasets.dice.COCKED_TILT_DEG
 TOP_FACE_SOURCES = ("matteop65",)  # sources whose boxes cover the top face only
 # A top face box is smaller than the whole-die box the detector learns; this widens it for
 # reader crops (measured on the oblique webcam views: whole die about 1.35x the top face).
@@ -99,8 +99,7 @@ def load_scene_json(folder: Path, min_visible: float = 0.3) -> list[Sample]:
         dice = [d for d in rec["dice"] if float(d.get("visible", 1.0)) >= min_visible]
         k = len(dice)
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(k, 4)
-        tilt = [np.nan if d.get("tilt_deg") is None else float(d["tilt_deg"] > TILT_DEG)
-                for d in dice]
+        tilt = [_cocked(d) for d in dice]
         stacked = [np.nan if d.get("stacked") is None else float(d["stacked"]) for d in dice]
         pips = [None if d.get("pips") is None else np.array(d["pips"], np.float32).reshape(-1, 2)
                 for d in dice]
@@ -108,6 +107,14 @@ def load_scene_json(folder: Path, min_visible: float = 0.3) -> list[Sample]:
                           np.array([int(d["face"]) for d in dice], np.int64),
                           np.array(tilt, np.float32), np.array(stacked, np.float32), pips))
     return out
+
+
+def _cocked(die: dict) -> float:
+    """The scene's own `cocked` label (tilt above datasets.dice.COCKED_TILT_DEG, the
+    threshold the verdict suite scores against); older labels give only the tilt."""
+    if die.get("cocked") is not None:
+        return float(die["cocked"])
+    return np.nan if die.get("tilt_deg") is None else float(die["tilt_deg"] > TILT_DEG)
 
 
 def load_folder(folder: str | Path, top_face_sources: tuple[str, ...] = TOP_FACE_SOURCES

@@ -26,6 +26,7 @@ from dicecall.models.trainloop import (
 PATCH = 192  # training crops of the 320 canvas: the net is convolutional, and ~3x cheaper
 MAX_SIDE = 960  # images are cached no larger than this; synthetic frames may be bigger
 MIN_DIE = 3.0  # dice smaller than this many input pixels are left out of the targets
+SYNTH_PER_REAL = 2.0  # synthetic scenes per real photo in one epoch
 VAL_T = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)  # heatmap thresholds tried at validation
 
 
@@ -141,10 +142,11 @@ def validate(model: Detector, samples: list[Sample], thresholds: tuple[float, ..
 
 
 def epoch_order(synthetic: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """All real images plus as many synthetic ones (at most), shuffled: the few real photos
-    are not drowned, and each epoch sees a fresh draw of synthetic scenes."""
+    """All real images plus SYNTH_PER_REAL times as many synthetic ones (at most), shuffled:
+    the few real photos are not drowned, and each epoch sees a fresh draw of synthetic
+    scenes."""
     real, synth = np.nonzero(~synthetic)[0], np.nonzero(synthetic)[0]
-    cap = max(len(real), 64)
+    cap = max(int(SYNTH_PER_REAL * len(real)), 64)
     if len(synth) > cap:
         synth = rng.choice(synth, cap, replace=False)
     return rng.permutation(np.concatenate([real, synth]))

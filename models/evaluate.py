@@ -14,12 +14,15 @@ import numpy as np
 
 from dicecall.models.contract import DET_STRIDE
 from dicecall.models.data import Sample, read_rgb
+from dicecall.vision.config import ReaderConfig
+from dicecall.vision.decode import count_pips as vision_count_pips
 from dicecall.vision.decode import suppress_near as near_free
 from dicecall.vision.scoring import match  # the one centre-matching rule (real-dev README)
 
 DET_THRESHOLD = 0.35  # default heatmap peak threshold, chosen on the validation sets
 NMS_FRAC = 0.5  # a weaker peak nearer than this x the die size to a stronger one is dropped
-PIP_THRESHOLD = 0.3  # pip heatmap peak threshold, chosen on the synthetic validation set
+PIP_THRESHOLD = ReaderConfig().pip_threshold  # the runtime's defaults (models/reader.md)
+PIP_RADIUS = ReaderConfig().pip_radius
 
 
 def decode(
@@ -105,18 +108,8 @@ Predictor = Callable[[np.ndarray, Sample], tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def count_pips(pip_heatmap: np.ndarray, threshold: float = PIP_THRESHOLD) -> np.ndarray:
-    """Pip count per crop: 3x3 local maxima of the pip heatmap above `threshold`.
-
-    Args:
-        pip_heatmap: [N, 1, 32, 32] sigmoid pip heatmap.
-
-    Returns:
-        [N] int64 counts.
-    """
-    out = np.zeros(len(pip_heatmap), np.int64)
-    for i, h in enumerate(pip_heatmap[:, 0]):
-        out[i] = int(((h >= cv2.dilate(h, np.ones((3, 3), np.uint8))) & (h >= threshold)).sum())
-    return out
+    """Pip count per crop exactly as the runtime counts it (`vision.decode.count_pips`)."""
+    return vision_count_pips(pip_heatmap, threshold, PIP_RADIUS)
 
 
 def score_samples(samples: list[Sample], predict: Predictor) -> Score:

@@ -67,8 +67,13 @@ def suppress_near(cx, cy, bw, bh, frac: float) -> np.ndarray:
     return np.array(keep, np.int64)
 
 
-def count_pips(pip_heatmap: np.ndarray, threshold: float) -> np.ndarray:
+def count_pips(pip_heatmap: np.ndarray, threshold: float, radius: float = 0.5,
+               crop_scale: float = 1.5) -> np.ndarray:
     """The independent reading: pips counted on each crop's heatmap.
+
+    Only peaks within `radius` x the die's side of the crop centre count: a crop spans
+    `crop_scale` die sides, so a neighbouring die's pips show at its edges, while the top
+    face's own pips lie within about 0.42 side of the centre even for a die turned 45 degrees.
 
     Args:
         pip_heatmap: (N, 1, h, w) sigmoid pip-centre probabilities.
@@ -76,7 +81,12 @@ def count_pips(pip_heatmap: np.ndarray, threshold: float) -> np.ndarray:
     Returns:
         (N,) int8: the count when it is a face 1-6, else 0 (not a valid reading).
     """
-    counts = np.array([len(_peaks(m[0], threshold)) for m in pip_heatmap], np.int64)
+    n, _, h, w = pip_heatmap.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    side = w / crop_scale
+    inside = np.hypot(xx + 0.5 - w / 2, yy + 0.5 - h / 2) <= radius * side
+    counts = np.array([int(inside[tuple(_peaks(m[0], threshold).T)].sum()) for m in pip_heatmap],
+                      np.int64).reshape(n)
     return np.where((counts >= 1) & (counts <= 6), counts, 0).astype(np.int8)
 
 

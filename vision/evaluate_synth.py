@@ -11,6 +11,10 @@ from .images import ImageError, load_image
 from .scoring import Score, match
 
 TILT_BANDS = ((0, 5), (5, 15), (15, 30), (30, 90))  # degrees; 5 is the labels' cocked line
+# A die less visible than this (behind the shaker wall, under another die) is not scored as
+# found or missed, and a detection on it is not false: no reader can read it, and the
+# verdict's dice count sends such a roll to review (models/data.py trains on the same rule).
+MIN_VISIBLE = 0.3
 
 
 def evaluate_synthetic(reader, folder: Path, tilt_threshold: float = 0.5,
@@ -30,8 +34,15 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float = 0.5,
         dice = reader.read(frame)
         boxes = np.array([d.box for d in rec.dice], np.float32).reshape(-1, 4)
         faces = np.array([d.face for d in rec.dice], np.int64)
-        score.add(rec.image, dice.centers, dice.face, boxes, faces)
-        for p, g in match(dice.centers, boxes):
+        seen = np.array([d.visible >= MIN_VISIBLE for d in rec.dice], bool)
+        pairs = match(dice.centers, boxes)
+        on_hidden = {p for p, g in pairs if not seen[g]}
+        keep = np.array([p not in on_hidden for p in range(len(dice.face))], bool)
+        score.add(rec.image, dice.centers[keep], dice.face[keep], boxes[seen], faces[seen])
+        score.hidden += int((~seen).sum())
+        for p, g in pairs:
+            if not seen[g]:
+                continue
             label = rec.dice[g]
             if label.tilt_deg is not None and label.cocked:
                 band = next(f"{lo}-{hi}" for lo, hi in TILT_BANDS if lo <= label.tilt_deg < hi

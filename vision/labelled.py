@@ -50,8 +50,9 @@ def read_yolo(folder: Path, sizes: dict[Path, tuple[int, int]] | None = None
         if sizes and image in sizes:
             w, h = sizes[image]
         else:
-            shape = cv2.imread(str(image), cv2.IMREAD_UNCHANGED).shape
-            h, w = shape[:2]
+            pixels = cv2.imread(str(image), cv2.IMREAD_UNCHANGED)
+            # An unreadable image still yields its item: the caller's load reports it.
+            h, w = pixels.shape[:2] if pixels is not None else (0, 0)
         cx, cy, bw, bh = arr[:, 1] * w, arr[:, 2] * h, arr[:, 3] * w, arr[:, 4] * h
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
         yield Labelled(image, boxes, arr[:, 0].astype(np.int64) + 1)

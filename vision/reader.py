@@ -84,6 +84,7 @@ class DiceReader:
         logits, pips, tilt, stacked = self.reader.run(
             ["face_logits", "pip_heatmap", "tilt_logit", "stacked_logit"], {"crops": batch})
         probs = softmax(logits, cfg.temperature)
+        pip_face = count_pips(pips, cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
         return Dice(centers=centers, boxes=boxes, face=probs.argmax(1) + 1, face_probs=probs,
-                    pip_face=count_pips(pips, cfg.pip_threshold), tilt=sigmoid(tilt[:, 0]),
+                    pip_face=pip_face, tilt=sigmoid(tilt[:, 0]),
                     stacked=sigmoid(stacked[:, 0]), det_score=scores)

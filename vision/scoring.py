@@ -47,6 +47,7 @@ class Score:
     face_right: int = 0
     false_detections: int = 0
     errors: int = 0
+    hidden: int = 0  # labelled dice left out as unreadable (synthetic: mostly hidden)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((6, 6), np.int64))
     misses: list = field(default_factory=list)
 
@@ -72,7 +73,8 @@ class Score:
             "face_right": self.face_right, "found_rate": self.found / n,
             "read_right_rate": self.face_right / n,
             "false_per_image": self.false_detections / max(self.images, 1),
-            "unreadable_images": self.errors, "confusion": self.confusion.tolist(),
+            "unreadable_images": self.errors, "hidden_not_scored": self.hidden,
+            "confusion": self.confusion.tolist(),
         }
 
 

@@ -1,4 +1,7 @@
-"""`dicecall wagers` (the catalog) and `dicecall shift` (a scripted sample shift)."""
+"""`dicecall wagers` (the catalog) and `dicecall shift` (a scripted sample shift of the engine).
+
+`dicecall demo` (the edge and service end to end) lives in `dicecall/demo/`.
+"""
 
 from __future__ import annotations
 
@@ -41,22 +44,6 @@ def shift(
     print_shift(game or ["craps", "props-and-hops", "high-roll-dice"], rolls, seed, typer.echo)
 
 
-def demo(
-    rolls: Annotated[int, typer.Option(min=1, max=1000)] = 10,
-    seed: Annotated[int, typer.Option()] = 7,
-) -> None:
-    """The main job: a sample shift of all three games settled by the engine.
-
-    The edge and service demo (DESIGN.md data flow) replaces this once they exist.
-    """
-    from .report import print_shift
-
-    totals = print_shift(["craps", "props-and-hops", "high-roll-dice"], rolls, seed, typer.echo)
-    typer.echo(f"\nsettled {len(totals)} tables, {rolls} rolls each; "
-               "`dicecall wagers --game craps` lists the catalog")
-
-
 def register(app: typer.Typer) -> None:
     app.command("wagers")(wagers)
     app.command("shift")(shift)
-    app.command("demo")(demo)

@@ -10,7 +10,7 @@ from .common import Out, Strict
 
 GameName = Literal["craps", "mini-craps", "props-and-hops", "high-roll-dice",
                    "high-roll-dice-6"]
-Role = Literal["integration", "surveillance", "admin"]
+Role = Literal["integration", "surveillance", "labeler", "admin"]
 
 
 class TableIn(Strict):

@@ -50,7 +50,9 @@ def settle_roll(session: Session | None, table: Any, state: Any, roll: Any, face
     roll.settlement_json, roll.settled_at = text, now()
     save_state(table, result.state)
     table.round_no += 1
-    table.betting_open = True  # the next round opens with the roll (668a.3(e), 675a.4)
+    # The next round opens with the roll (668a.3(e), 675a.4), except while the High Roll
+    # Extra Roll is pending: the engine keeps betting closed then (675a.4(e),(g)).
+    table.betting_open = getattr(result.state, "betting_open", True)
     events.append(audit.Pending(table.id, "settlement", {
         "roll_id": roll.roll_id, "round": roll.round_no, "faces": view["faces"],
         "paid": view["paid"], "collected": view["collected"],

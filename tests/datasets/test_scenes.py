@@ -142,3 +142,10 @@ def test_forced_lean_is_cocked_with_matching_tilt(sim):
             hits += 1
             assert d.leaning_on in ("wall", "die") and d.up_margin_deg < 90
     assert hits >= 3
+
+
+def test_scene_whose_dice_land_far_apart_is_still_framed(sim):
+    """Craps seed 13, scene 1506: the two dice end up more than 800 mm apart, so no die was
+    within 400 mm of their mean and framing them crashed the whole generate run."""
+    _, rec = make_scene(sim, "craps", scene_seed(13, 1506), 160, 120)
+    assert len(rec.dice) == 2

@@ -23,11 +23,22 @@ def test_decode_centres_maps_back_to_frame_pixels():
 
 
 def test_pip_count_is_the_number_of_peaks():
-    maps = np.zeros((3, 1, 16, 16), np.float32)
+    maps = np.zeros((3, 1, 32, 32), np.float32)
     for k, n in enumerate((1, 5, 7)):
         for j in range(n):
-            maps[k, 0, 2 + 2 * (j % 4), 2 + 4 * (j // 4)] = 0.9
+            maps[k, 0, 10 + 3 * (j % 4), 12 + 6 * (j // 4)] = 0.9
     assert count_pips(maps, 0.5).tolist() == [1, 5, 0]  # 7 pips is no face
+
+
+def test_pips_of_a_neighbouring_die_at_the_crop_edge_do_not_count():
+    """A 32-cell map spans 1.5 die sides (21.3 cells): a top face's pips lie within 0.42 side
+    (9 cells) of the centre; a touching neighbour's nearest pips lie beyond 0.7 side."""
+    heat = np.zeros((1, 1, 32, 32), np.float32)
+    for r, c in ((10, 10), (16, 16), (22, 22)):  # a three, turned 45 degrees
+        heat[0, 0, r, c] = 0.9
+    heat[0, 0, 16, 31] = 0.9  # a neighbour's pip, 15 cells out
+    assert count_pips(heat, 0.5).tolist() == [3]
+    assert count_pips(heat, 0.5, radius=1.0).tolist() == [4]
 
 
 def test_match_is_one_to_one_nearest_first():

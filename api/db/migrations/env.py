@@ -5,6 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine, pool
 
+from dicecall.api.db import console_models  # noqa: F401  (the console's tables, same Base)
 from dicecall.api.db.models import Base
 
 config = context.config

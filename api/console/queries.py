@@ -1,0 +1,127 @@
+"""What the console shows: the table grid, a table's roll history, and open alerts.
+
+Read-only queries over the service's tables; the views reuse `roll_view` so the console
+shows exactly what the API answers, plus the evidence hashes to draw the frames.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from sqlalchemy import func, select
+
+from ..db.console_models import AlertAction
+from ..db.models import DealerCall, Roll, Table
+from ..db.session import Database
+from ..services.settle import roll_view
+from ..services.state import read_table
+
+
+def console_roll(roll: Roll) -> dict[str, Any]:
+    """`roll_view` plus evidence hashes and whether the JPEGs were stored."""
+    view = roll_view(roll)
+    detail = json.loads(roll.detail_json)
+    view["evidence"] = detail.get("evidence")
+    view["confidences"] = detail.get("confidences") or []
+    view["arrival"] = roll.arrival
+    return view
+
+
+def grid(db: Database) -> list[dict[str, Any]]:
+    """Every table with its last roll (by arrival) and its count of open alerts."""
+    with db.read() as session:
+        tables = session.scalars(select(Table).order_by(Table.name)).all()
+        mismatches = session.execute(select(DealerCall.table_id, DealerCall.id)
+                                     .where(DealerCall.matches.is_(False))).all()
+        handled = set(session.scalars(select(AlertAction.ref).where(
+            AlertAction.kind == "dealer_call")).all())
+        out = []
+        for t in tables:
+            last = session.scalars(select(Roll).where(Roll.table_id == t.id)
+                                   .order_by(Roll.arrival.desc()).limit(1)).first()
+            open_alerts = t.held_rolls + sum(1 for tid, cid in mismatches
+                                             if tid == t.id and str(cid) not in handled)
+            out.append({"id": t.id, "name": t.name, "game": t.game, "round": t.round_no,
+                        "betting_open": t.betting_open, "held_rolls": t.held_rolls,
+                        "open_alerts": open_alerts,
+                        "last_roll": console_roll(last) if last is not None else None})
+    return out
+
+
+def _matches(view: dict[str, Any], q: str) -> bool:
+    """A free-text search: roll id prefix, status, verdict, reason code or faces "3,4"."""
+    q = q.strip().lower()
+    if not q:
+        return True
+    faces = ",".join(str(f) for f in (view["final_faces"] or view["faces"]))
+    words = [view["roll_id"], view["status"], view["verdict"], faces,
+             *(r["code"] for r in view["reasons"])]
+    if view["review"]:
+        words.append(f"reviewed {view['review'].get('action', '')}")
+    return any(w.lower().startswith(q) or q in w.lower() for w in words)
+
+
+def history(db: Database, table_id: str, start: float | None, end: float | None, q: str,
+            limit: int) -> dict[str, Any]:
+    """A table's rolls between `start` and `end` (Unix s, default the last shift), newest
+    first, filtered by `q`."""
+    with db.read() as session:
+        table = read_table(session, table_id)
+        stmt = select(Roll).where(Roll.table_id == table_id)
+        if start is not None:
+            stmt = stmt.where(Roll.received_at >= start)
+        if end is not None:
+            stmt = stmt.where(Roll.received_at < end)
+        rows = session.scalars(stmt.order_by(Roll.arrival.desc()).limit(5000)).all()
+        views = [console_roll(r) for r in rows]
+        total = session.scalar(select(func.count()).select_from(Roll)
+                               .where(Roll.table_id == table_id))
+    found = [v for v in views if _matches(v, q)]
+    return {"table": {"id": table.id, "name": table.name, "game": table.game},
+            "start": start, "end": end, "total_rolls": total, "matched": len(found),
+            "rolls": found[:limit]}
+
+
+def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> list[dict]:
+    """Dealer-call mismatches and rolls held for review, newest first, with what
+    surveillance did about each."""
+    with db.read() as session:
+        calls = session.scalars(select(DealerCall).where(DealerCall.matches.is_(False))
+                                .order_by(DealerCall.id.desc()).limit(limit)).all()
+        held = session.scalars(select(Roll).where(Roll.status == "held")
+                               .order_by(Roll.received_at.desc()).limit(limit)).all()
+        refs = [str(c.id) for c in calls] + [r.roll_id for r in held]
+        actions: dict[str, list[dict]] = {}
+        for a in session.scalars(select(AlertAction).where(AlertAction.ref.in_(refs))
+                                 .order_by(AlertAction.id)).all():
+            actions.setdefault(a.ref, []).append({"action": a.action, "by": a.by,
+                                                  "note": a.note, "at": a.created_at})
+        rolls = {r.roll_id: r for r in held}
+        for c in calls:
+            if c.roll_id not in rolls:
+                rolls[c.roll_id] = session.get(Roll, c.roll_id)
+        names = dict(session.execute(select(Table.id, Table.name)).all())
+        out = []
+        for c in calls:
+            out.append({"kind": "dealer_call", "ref": str(c.id), "table_id": c.table_id,
+                        "table": names.get(c.table_id), "at": c.created_at,
+                        "detail": c.detail, "call": json.loads(c.call_json),
+                        "roll": console_roll(rolls[c.roll_id]),
+                        "actions": actions.get(str(c.id), [])})
+        for r in held:
+            out.append({"kind": "needs_review", "ref": r.roll_id, "table_id": r.table_id,
+                        "table": names.get(r.table_id), "at": r.received_at,
+                        "detail": ", ".join(dict.fromkeys(
+                            x["code"] for x in json.loads(r.detail_json)["reasons"])),
+                        "call": None, "roll": console_roll(r),
+                        "actions": actions.get(r.roll_id, [])})
+    if not include_handled:
+        out = [a for a in out if not a["actions"] or a["roll"]["status"] == "held"]
+    out.sort(key=lambda a: a["at"], reverse=True)
+    return out[:limit]
+
+
+def shift_start(hours: float) -> float:
+    return time.time() - hours * 3600.0

@@ -1,0 +1,63 @@
+"""The fairness plot as inline SVG, drawn server-side (no plotting library, no script).
+
+One panel per test: six bars of observed face counts, a dashed line at the count a fair die
+would give, and the chi-square p-value in the title; a biased die's panel is drawn red.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+PANEL_W, PANEL_H = 220, 170
+_PAD_L, _PAD_B, _PAD_T = 30, 22, 34
+
+
+def _panel(test: dict, x0: int, alpha: float) -> list[str]:
+    counts, n = test["counts"], test["n"]
+    top = max([*counts, n / 6 if n else 0, 1])
+    plot_h = PANEL_H - _PAD_B - _PAD_T
+    bar_w = (PANEL_W - _PAD_L - 10) / 6
+    colour = "#c0392b" if test["biased"] else "#2e6da4"
+    if test["p_value"] is None:
+        title = f"{test['label']}: n={n}, too few to test"
+    else:
+        title = f"{test['label']}: n={n}, p={test['p_value']:.3g}"
+    out = [f'<g transform="translate({x0},0)">',
+           f'<text x="{PANEL_W / 2}" y="14" text-anchor="middle" font-size="12" '
+           f'fill="{colour}">{escape(title)}</text>']
+    if test["biased"]:
+        out.append(f'<text x="{PANEL_W / 2}" y="28" text-anchor="middle" font-size="11" '
+                   f'fill="{colour}">biased at alpha {alpha:g}</text>')
+    base = PANEL_H - _PAD_B
+    for i, c in enumerate(counts):
+        h = plot_h * c / top
+        x = _PAD_L + i * bar_w
+        out.append(f'<rect x="{x + 2:.1f}" y="{base - h:.1f}" width="{bar_w - 4:.1f}" '
+                   f'height="{h:.1f}" fill="{colour}"><title>face {i + 1}: {c}</title></rect>')
+        out.append(f'<text x="{x + bar_w / 2:.1f}" y="{base + 14}" text-anchor="middle" '
+                   f'font-size="11">{i + 1}</text>')
+    if n:
+        y = base - plot_h * (n / 6) / top
+        out.append(f'<line x1="{_PAD_L}" x2="{PANEL_W - 8}" y1="{y:.1f}" y2="{y:.1f}" '
+                   'stroke="#333" stroke-dasharray="4 3"><title>fair: '
+                   f'{n / 6:.1f}</title></line>')
+    out.append(f'<text x="{_PAD_L - 4}" y="{base - plot_h + 4:.1f}" text-anchor="end" '
+               f'font-size="10">{top:g}</text>')
+    out.append(f'<line x1="{_PAD_L}" x2="{PANEL_W - 8}" y1="{base}" y2="{base}" '
+               'stroke="#333"/>')
+    out.append("</g>")
+    return out
+
+
+def fairness_svg(report: dict) -> str:
+    """An SVG document with one panel per test of a `fairness()` report."""
+    tests = report["tests"]
+    width = PANEL_W * max(len(tests), 1)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{PANEL_H}" '
+             f'viewBox="0 0 {width} {PANEL_H}" font-family="sans-serif" role="img">',
+             f"<title>Face frequencies per die, chi-square test against a fair die "
+             f"({escape(report['section'])})</title>"]
+    for i, test in enumerate(tests):
+        parts.extend(_panel(test, i * PANEL_W, report["alpha"]))
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,168 @@
+"""The dice reader against the targets of DESIGN.md, printed as one table.
+
+    python bench/bench_reader.py [--synth DIR] [--real ../shared/data/real-dev] [--runs 100]
+
+Accuracy, FP32 and INT8, on:
+- held-out synthetic scenes of each type (`DIR/test-{throwbox,shaker,craps}`; without
+  `--synth`, 200 scenes of each are generated with seeds 7001-7003, never used in training):
+  dice read right, false detections per image, recall of cocked and stacked dice (flag >= 0.5);
+- the real photos not used in training: epanemu valid + test, matteop65 valid (dice read right
+  by centre matching, false detections per image) and tomitomi3 crops (read right).
+Speed, in one interleaved run with the same onnxruntime and threads: the reader's p50 from a
+decoded frame to `Dice` for a two-dice and a ten-dice frame, and the two models alone against
+the peer YOLO11n-320 (`../shared/peers/`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+SCENES = (("throwbox", 7001), ("shaker", 7002), ("craps", 7003))
+
+
+def _generate(out: Path, count: int) -> Path:
+    from dicecall.datasets.generate import GenerateConfig, generate
+
+    for scene, seed in SCENES:
+        generate(GenerateConfig(scene=scene, count=count, seed=seed, out=out / f"test-{scene}",
+                                workers=0))
+    return out
+
+
+def _reader(variant: str, threads: int):
+    from dicecall.vision.config import MODELS_DIR, ReaderConfig
+    from dicecall.vision.reader import DiceReader
+
+    suffix = ".int8.onnx" if variant == "int8" else ".onnx"
+    return DiceReader(ReaderConfig(detector=MODELS_DIR / f"detector{suffix}",
+                                   reader=MODELS_DIR / f"reader{suffix}", threads=threads))
+
+
+def _sets(synth: Path, real: Path) -> list[tuple[str, list[Path], dict]]:
+    """(name, folders, targets) per row; folders that are absent are skipped."""
+    rows = [(f"synthetic {s}", [synth / f"test-{s}"], {"read": 0.999, "flags": 0.995})
+            for s, _ in SCENES]
+    rows += [("epanemu valid+test", [real / "epanemu/valid", real / "epanemu/test"],
+              {"read": 0.99, "false": 0.02}),
+             ("matteop65 valid", [real / "matteop65/valid"], {"read": 0.99, "false": 0.02}),
+             ("tomitomi3 crops", [real / "tomitomi3-crops"], {"read": 0.995})]
+    return [(n, f, t) for n, f, t in rows if all(p.is_dir() for p in f)]
+
+
+def accuracy(reader, folders: list[Path]) -> dict:
+    from dicecall.vision.evaluate import evaluate_folder
+
+    tot = {"labelled": 0, "found": 0, "face_right": 0, "false": 0, "images": 0}
+    flags = {"cocked": [0, 0], "stacked": [0, 0]}
+    for f in folders:
+        res = evaluate_folder(reader, f)
+        s = res.score
+        tot["labelled"] += s.labelled
+        tot["found"] += s.found
+        tot["face_right"] += s.face_right
+        tot["false"] += s.false_detections
+        tot["images"] += s.images
+        for band, v in res.by_band.items():
+            key = "stacked" if band == "stacked" else "cocked"
+            flags[key][0] += v["labelled"]
+            flags[key][1] += v["flagged"]
+    n = max(tot["labelled"], 1)
+    return {"dice": tot["labelled"], "found": tot["found"] / n, "read": tot["face_right"] / n,
+            "false": tot["false"] / max(tot["images"], 1),
+            "cocked": flags["cocked"][1] / flags["cocked"][0] if flags["cocked"][0] else None,
+            "n_cocked": flags["cocked"][0],
+            "stacked": flags["stacked"][1] / flags["stacked"][0] if flags["stacked"][0] else None,
+            "n_stacked": flags["stacked"][0]}
+
+
+def _frame_with(folder: Path, dice: int) -> np.ndarray | None:
+    """The first scene of `folder` whose frame holds exactly `dice` labelled dice."""
+    from dicecall.datasets.schema import load_folder
+    from dicecall.vision.images import load_image
+
+    for path, rec in load_folder(folder):
+        if len(rec.dice) == dice:
+            return load_image(path.parent / rec.image)
+    return None
+
+
+def speed(readers: dict, synth: Path, runs: int, threads: int) -> list[tuple[str, float, str]]:
+    """p50 ms from decoded frame to `Dice`, both variants interleaved."""
+    rows = []
+    for dice, folder in ((2, synth / "test-craps"), (10, synth / "test-throwbox")):
+        frame = _frame_with(folder, dice) if folder.is_dir() else None
+        if frame is None:
+            continue
+        times: dict[str, list[float]] = {k: [] for k in readers}
+        for i in range(runs + 5):
+            for name, r in readers.items():
+                t0 = time.perf_counter()
+                r.read(frame)
+                if i >= 5:
+                    times[name].append((time.perf_counter() - t0) * 1000)
+        for name, t in times.items():
+            rows.append((f"reader p50, {dice}-dice {frame.shape[1]}x{frame.shape[0]} frame, "
+                         f"{name}", float(np.median(t)), "ms"))
+    return rows
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.2f} %"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--synth", type=Path, help="folder with test-{throwbox,shaker,craps}")
+    ap.add_argument("--count", type=int, default=200, help="scenes per type when generating")
+    ap.add_argument("--real", type=Path, default=SHARED / "data/real-dev")
+    ap.add_argument("--peer", type=Path, default=SHARED / "peers/yolo11n-320-untrained.onnx")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=100)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        # Scenes are generated before any onnxruntime session exists: the pool forks.
+        synth = args.synth or _generate(Path(tmp), args.count)
+        readers = {v: _reader(v, args.threads) for v in ("fp32", "int8")}
+        print(f"{'set':<22} {'var':<5} {'dice':>6} {'found':>9} {'read right':>10} "
+              f"{'target':>7} {'false/img':>9} {'cocked rec':>16} {'stacked rec':>16}")
+        for name, folders, target in _sets(synth, args.real):
+            for variant, reader in readers.items():
+                a = accuracy(reader, folders)
+                ok = "ok" if a["read"] >= target["read"] else "MISS"
+                print(f"{name:<22} {variant:<5} {a['dice']:>6} {_pct(a['found']):>9} "
+                      f"{_pct(a['read']):>10} {ok:>7} {a['false']:>9.3f} "
+                      f"{_pct(a['cocked']) + ' /' + str(a['n_cocked']):>16} "
+                      f"{_pct(a['stacked']) + ' /' + str(a['n_stacked']):>16}")
+        print()
+        rows = speed(readers, synth, args.runs, args.threads)
+        if args.peer.is_file():
+            from dicecall.vision.config import MODELS_DIR
+
+            sys.path.insert(0, str(ROOT))
+            from dicecall.models.pipeline import time_models
+
+            for dice in (2, 10):
+                for variant, suffix in (("fp32", ".onnx"), ("int8", ".int8.onnx")):
+                    t = time_models(MODELS_DIR / f"detector{suffix}",
+                                    MODELS_DIR / f"reader{suffix}", args.peer, args.runs, dice)
+                    ours = t["detector"]["median_ms"] + t["reader"]["median_ms"]
+                    rows.append((f"models alone, {dice} crops, {variant} "
+                                 f"(peer {t['peer']['median_ms']:.2f} ms)", ours, "ms"))
+                    rows.append((f"  ours / peer, {dice} crops, {variant} (target <= 0.333)",
+                                 t["ours_over_peer"], "x"))
+        for what, value, unit in rows:
+            print(f"{what:<70} {value:>9.3f} {unit}")
+        print(f"\nthreads={args.threads} runs={args.runs} synthetic={synth}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""One strict YAML file per table (`dicecall edge run --config table.yaml`).
+
+Every section forbids unknown keys, so a typo fails at start-up with the key's name instead
+of silently running with a default. Relative paths are relative to the YAML file, so a
+table's folder can be moved as a whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+GAMES = ("craps", "mini-craps", "props-and-hops", "high-roll-dice", "high-roll-dice-6")
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; the message names the file and fields."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReplaySource(_Strict):
+    kind: Literal["replay"]
+    path: Path = Field(description="folder with frames.csv (file,t_ms) and the images")
+    speed: float = Field(1.0, ge=0.0, le=100.0, description="1 = real time, 0 = no waiting")
+    loop: bool = Field(False, description="start again at the end (never exhausted)")
+    resume: bool = Field(True, description="after a restart, skip frames already read "
+                                           "(the outbox keeps the last frame read)")
+
+
+class OpenCVSource(_Strict):
+    kind: Literal["opencv"]
+    uri: int | str = Field(description="camera index, RTSP/HTTP URL or video file")
+    width: int | None = Field(None, ge=16, le=8192, description="requested frame width")
+    height: int | None = Field(None, ge=16, le=8192, description="requested frame height")
+    fps: float | None = Field(None, gt=0, le=240, description="requested frame rate")
+
+
+class Picamera2Source(_Strict):
+    kind: Literal["picamera2"]
+    camera: int = Field(0, ge=0, le=8, description="camera number")
+    main_size: tuple[int, int] = Field((1920, 1080), description="reading stream (w, h)")
+    lores_size: tuple[int, int] = Field((320, 240), description="motion stream (w, h), "
+                                        "YUV420, not larger than main")
+    fps: float = Field(30.0, gt=0, le=120, description="frame rate")
+    lens_position: float | None = Field(None, ge=0, le=32,
+                                        description="manual focus in dioptres; None = fixed "
+                                                    "-focus module (no AfMode set)")
+    buffer_count: int = Field(4, ge=2, le=16, description="request buffers")
+
+    @model_validator(mode="after")
+    def _lores_fits(self) -> Picamera2Source:
+        if self.lores_size[0] > self.main_size[0] or self.lores_size[1] > self.main_size[1]:
+            raise ValueError("lores_size may not be larger than main_size")
+        return self
+
+
+Source = Annotated[ReplaySource | OpenCVSource | Picamera2Source, Field(discriminator="kind")]
+
+
+class SettleConfig(_Strict):
+    """When dice count as at rest (edge/settle.py explains the rule)."""
+
+    frames: int = Field(4, ge=1, le=300, description="consecutive still frames needed")
+    ms: float = Field(100.0, ge=0, le=60_000, description="and spanning at least this long")
+    min_after_motion_ms: float = Field(100.0, ge=0, le=60_000,
+                                       description="and at least this long after motion")
+    motion_threshold: int = Field(12, ge=1, le=255,
+                                  description="grey change that counts a pixel as changed")
+    motion_fraction: float = Field(0.002, gt=0, le=1.0,
+                                   description="changed share of the frame that is motion")
+    block_fraction: float = Field(0.2, gt=0, le=1.0,
+                                  description="share differing from the empty-table "
+                                              "reference that means a hand or the lid "
+                                              "(1.0 turns the check off)")
+    reference_image: Path | None = Field(None, description="the empty table / open shaker; "
+                                         "None = the first still scene after start")
+    lores_width: int = Field(160, ge=32, le=1024, description="motion frame width (replay, "
+                                                              "opencv)")
+
+
+class OutboxConfig(_Strict):
+    path: Path = Field(Path("outbox.db"), description="SQLite file")
+    max_bytes: int = Field(2_000_000_000, ge=1_000_000, description="disk budget")
+    alarm_fraction: float = Field(0.8, gt=0, lt=1, description="alarm above this share")
+    send_jpeg: bool = Field(True, description="send the JPEGs, not only their sha256")
+    jpeg_quality: int = Field(90, ge=30, le=100)
+
+
+class PublisherConfig(_Strict):
+    timeout_s: float = Field(10.0, gt=0, le=300)
+    backoff_initial_s: float = Field(0.2, gt=0, le=60)
+    backoff_max_s: float = Field(30.0, gt=0, le=3600)
+
+
+class HealthConfig(_Strict):
+    host: str = Field("127.0.0.1", description="bind address of /healthz and /metrics")
+    port: int | None = Field(9108, ge=0, le=65535, description="0 = any free port, "
+                                                               "null = no server")
+    stale_s: float = Field(5.0, gt=0, description="/healthz is 503 when no frame came "
+                                                  "for this long")
+
+
+class ReaderSection(_Strict):
+    threads: int = Field(2, ge=1, le=16, description="onnxruntime intra-op threads")
+    detector: Path | None = Field(None, description="detector ONNX (default: bundled)")
+    reader: Path | None = Field(None, description="crop reader ONNX (default: bundled)")
+
+
+class EdgeConfig(_Strict):
+    table_id: str = Field(min_length=1, max_length=64)
+    device_id: str = Field(min_length=1, max_length=64)
+    device_secret: str | None = Field(None, min_length=16, repr=False)
+    device_secret_file: Path | None = None
+    service_url: str = Field(pattern=r"^https?://[^/\s]+(/.*)?$")
+    game: Literal[GAMES]  # type: ignore[valid-type]
+    zones: Path | None = Field(None, description="TableCalibration JSON")
+    model_profile: Path | None = Field(None, description="ModelProfile JSON")
+    exposure: Path | None = Field(None, description="ExposureResult JSON (picamera2)")
+    source: Source
+    settle: SettleConfig = SettleConfig()
+    outbox: OutboxConfig = OutboxConfig()
+    publisher: PublisherConfig = PublisherConfig()
+    health: HealthConfig = HealthConfig()
+    reader: ReaderSection = ReaderSection()
+    high_roll_wait_s: float = Field(3.0, ge=0, le=60, description="High Roll: wait this "
+                                    "long for the service's final answer to the previous "
+                                    "throw (a review) before posting a throw for review "
+                                    "with its phase unknown")
+    drain_timeout_s: float = Field(30.0, ge=0, le=3600)
+    log_json: bool = True
+
+    @model_validator(mode="after")
+    def _one_secret(self) -> EdgeConfig:
+        if (self.device_secret is None) == (self.device_secret_file is None):
+            raise ValueError("give exactly one of device_secret, device_secret_file")
+        return self
+
+    def secret(self) -> str:
+        """The device secret, read from its file when configured so."""
+        if self.device_secret is not None:
+            return self.device_secret
+        path = self.device_secret_file
+        try:
+            value = Path(path).read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"device_secret_file {path}: {exc.strerror}") from exc
+        if len(value) < 16:
+            raise ConfigError(f"device_secret_file {path}: too short to be a device secret")
+        return value
+
+
+_PATHS = (("zones",), ("model_profile",), ("exposure",), ("device_secret_file",),
+          ("source", "path"), ("settle", "reference_image"), ("outbox", "path"),
+          ("reader", "detector"), ("reader", "reader"))
+
+
+def _rebase(raw: dict, base: Path) -> None:
+    """Makes relative paths relative to the YAML file's folder (in place)."""
+    for keys in _PATHS:
+        node = raw
+        for k in keys[:-1]:
+            node = node.get(k) if isinstance(node, dict) else None
+        if isinstance(node, dict) and isinstance(node.get(keys[-1]), str):
+            p = Path(node[keys[-1]]).expanduser()
+            node[keys[-1]] = str(p if p.is_absolute() else base / p)
+
+
+def load_config(path: str | Path) -> EdgeConfig:
+    """Reads and validates one table's YAML file.
+
+    Raises:
+        ConfigError: missing file, YAML syntax, or any field out of bounds (all listed).
+    """
+    import yaml
+
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except OSError as exc:
+        raise ConfigError(f"{p}: {exc.strerror}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: not valid YAML ({exc})") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{p}: expected a mapping of settings at the top level")
+    _rebase(raw, p.resolve().parent)
+    try:
+        return EdgeConfig.model_validate(raw)
+    except ValidationError as exc:
+        lines = [f"  {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+        raise ConfigError(f"{p}: invalid configuration\n" + "\n".join(lines)) from None
+
+
+def check_paths(cfg: EdgeConfig) -> None:
+    """Refuses a configuration whose files are missing, before anything starts."""
+    for name in ("zones", "model_profile", "exposure"):
+        path = getattr(cfg, name)
+        if path is not None and not path.is_file():
+            raise ConfigError(f"{name}: no such file {path}")
+    if cfg.source.kind == "replay" and not (cfg.source.path / "frames.csv").is_file():
+        raise ConfigError(f"source.path: {cfg.source.path} has no frames.csv")

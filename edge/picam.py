@@ -1,0 +1,132 @@
+"""The Raspberry Pi camera through picamera2: main RGB stream to read, lores YUV to gate motion.
+
+picamera2 is imported only here, when the source opens (it exists only on a Pi, installed
+with `apt install python3-picamera2`). Both arrays come from one `capture_request()`, so the
+evidence frame is the frame whose motion was measured; the request is released in a
+`finally` at once, since holding it stalls the camera's buffer queue.
+
+Controls are fixed from calibration (`dicecall calibrate exposure`): AE and AWB off,
+ExposureTime, AnalogueGain, ColourGains; autofocus off at a manual LensPosition when the
+module has a focus motor. A frame read under drifting exposure or colour would not be the
+frame the thresholds were calibrated on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from .config import Picamera2Source as Picamera2Config
+from .sources import CameraError, Frame
+
+AF_MODE_MANUAL = 0  # libcamera controls.AfModeEnum.Manual
+
+
+def load_controls(exposure: Path | None, lens_position: float | None) -> dict:
+    """The fixed controls: the calibrated exposure file's `controls`, plus manual focus."""
+    controls: dict = {}
+    if exposure is not None:
+        from dicecall.calibration.exposure import ExposureResult
+
+        try:
+            result = ExposureResult.model_validate_json(Path(exposure).read_text())
+        except (OSError, ValueError) as exc:
+            raise CameraError(f"exposure file {exposure}: {exc}") from exc
+        controls.update(result.controls.model_dump())
+        controls["ColourGains"] = tuple(controls["ColourGains"])
+    if lens_position is not None:
+        controls.update(AfMode=_af_manual(), LensPosition=float(lens_position))
+    return controls
+
+
+def _af_manual():
+    try:
+        from libcamera import controls as lc  # present wherever picamera2 runs on a Pi
+
+        return lc.AfModeEnum.Manual
+    except ImportError:
+        return AF_MODE_MANUAL
+
+
+def y_plane(yuv420: np.ndarray, height: int, width: int) -> np.ndarray:
+    """The luminance of a YUV420 lores array ((H * 3 / 2, stride) uint8): rows 0..H-1.
+
+    The array may be wider than the stream (row stride padding), so it is cut to `width`.
+    """
+    if yuv420.ndim != 2 or yuv420.shape[0] < height or yuv420.shape[1] < width:
+        raise CameraError(f"lores array {yuv420.shape} is not YUV420 of {width}x{height}")
+    return np.ascontiguousarray(yuv420[:height, :width])
+
+
+class Picamera2Source:
+    """Live frames from the Pi camera; never finite."""
+
+    finite = False
+
+    def __init__(self, cfg: Picamera2Config, exposure: Path | None = None) -> None:
+        self.cfg = cfg
+        self.controls = load_controls(exposure, cfg.lens_position)
+        self._cam = None
+        self._n = 0
+
+    def open(self) -> None:
+        try:
+            from picamera2 import Picamera2
+        except ImportError as exc:
+            raise CameraError("picamera2 is not installed (on a Pi: apt install "
+                              "python3-picamera2, venv with --system-site-packages)") from exc
+        cfg = self.cfg
+        try:
+            cam = Picamera2(cfg.camera)
+            config = cam.create_video_configuration(
+                main={"size": tuple(cfg.main_size), "format": "RGB888"},
+                lores={"size": tuple(cfg.lores_size), "format": "YUV420"},
+                controls={"FrameRate": cfg.fps}, buffer_count=cfg.buffer_count)
+            cam.configure(config)
+            if self.controls:
+                cam.set_controls(self.controls)
+            cam.start()
+        except CameraError:
+            raise
+        except Exception as exc:  # libcamera raises RuntimeError and others
+            raise CameraError(f"cannot open camera {cfg.camera}: {exc}") from exc
+        self._cam = cam
+
+    def frames(self) -> Iterator[Frame]:
+        if self._cam is None:
+            raise CameraError("camera is not open")
+        w, h = self.cfg.lores_size
+        while True:
+            try:
+                request = self._cam.capture_request()
+            except Exception as exc:
+                raise CameraError(f"capture failed: {exc}") from exc
+            try:  # the request is released however the consumer leaves this frame
+                try:
+                    grey = y_plane(request.make_array("lores"), h, w)
+                    meta = request.get_metadata()
+                except CameraError:
+                    raise
+                except Exception as exc:
+                    raise CameraError(f"reading the request failed: {exc}") from exc
+                self._n += 1
+                ts = meta.get("SensorTimestamp")
+                t = ts / 1e9 if ts else time.monotonic()
+                # "RGB888" is B, G, R in memory. The full-size copy is made only for the
+                # frame that is read, while this request is still held.
+                yield Frame(t, time.time(), None, grey, f"#{self._n}",
+                            load=lambda r=request: r.make_array("main"))
+            finally:
+                request.release()
+
+    def close(self) -> None:
+        cam, self._cam = self._cam, None
+        if cam is None:
+            return
+        for step in (cam.stop, cam.close):
+            with contextlib.suppress(Exception):  # a camera that died: nothing more to do
+                step()

@@ -1,0 +1,163 @@
+"""One settled frame -> the roll posted to the service (reader, verdict, evidence, body).
+
+The calibration files are loaded once: zones (`calibration.zones.load_zones`), the model
+profile (`calibration.profile.load_profile` -> reader temperature and verdict thresholds).
+Without a zones file the whole frame is the play area, sized from the first frame read.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from dicecall.vision.evidence import evidence
+from dicecall.vision.profiles import Zones, profile
+from dicecall.vision.verdict import NO_ROLL, REVIEW, Reason, RollVerdict, VerdictConfig, verdict
+
+from .config import EdgeConfig
+from .flow import Expect
+from .sources import Frame
+
+MAX_FACES = 10  # RollIn.faces: the most dice any game throws
+COUNT_CODES = ("die_missing", "extra_object")  # findings that depend on the dice expected
+
+
+@dataclass(frozen=True)
+class Roll:
+    roll_id: str
+    seq: int
+    body: bytes
+    verdict: RollVerdict
+    with_jpeg: bool
+
+
+def _reader(cfg: EdgeConfig):
+    from dicecall.vision.config import ReaderConfig
+    from dicecall.vision.reader import DiceReader
+
+    base = {"threads": cfg.reader.threads}
+    if cfg.reader.detector is not None:
+        base["detector"] = cfg.reader.detector
+    if cfg.reader.reader is not None:
+        base["reader"] = cfg.reader.reader
+    rcfg = ReaderConfig(**base)
+    if cfg.model_profile is not None:
+        from dicecall.calibration.profile import load_profile
+
+        rcfg, _ = load_profile(cfg.model_profile, rcfg)
+    return DiceReader(rcfg)
+
+
+@dataclass(frozen=True)
+class Scene:
+    image: np.ndarray
+    dice: Any
+    zones: Zones
+
+
+def _phase_unknown(v: RollVerdict) -> RollVerdict:
+    kept = [r for r in v.reasons if r.code not in COUNT_CODES]
+    kept.append(Reason("phase_unknown", REVIEW, "623a.9(c)", (),
+                       "the previous throw is held for review: first throw or Extra Roll "
+                       "is not known, so the dice count is left to the reviewer"))
+    status = NO_ROLL if any(r.status == NO_ROLL for r in kept) else REVIEW
+    kept.sort(key=lambda r: r.status != NO_ROLL)
+    return replace(v, status=status, reasons=tuple(kept))
+
+
+class Reading:
+    """Holds the reader and calibration of one table and turns frames into rolls."""
+
+    def __init__(self, cfg: EdgeConfig, reader: Any = None) -> None:
+        self.cfg = cfg
+        self.vcfg = VerdictConfig()
+        if cfg.model_profile is not None:
+            from dicecall.calibration.profile import load_profile
+
+            _, self.vcfg = load_profile(cfg.model_profile, check_model=reader is None)
+        self.zones: Zones | None = None
+        if cfg.zones is not None:
+            from dicecall.calibration.zones import load_zones
+
+            self.zones = load_zones(cfg.zones)
+        self.reader = reader if reader is not None else _reader(cfg)
+        self._reference = None
+        if cfg.settle.reference_image is not None:
+            image = cv2.imread(str(cfg.settle.reference_image), cv2.IMREAD_GRAYSCALE)
+            if image is None:
+                from .config import ConfigError
+
+                raise ConfigError(f"settle.reference_image {cfg.settle.reference_image}: "
+                                  "cannot be read as an image")
+            self._reference = image
+
+    def reference_grey(self) -> np.ndarray | None:
+        return self._reference
+
+    def fit_reference(self, current: np.ndarray | None, grey: np.ndarray) -> np.ndarray | None:
+        """The configured reference image scaled to the motion frames' size (once)."""
+        if current is None or current.shape == grey.shape:
+            return current
+        h, w = grey.shape
+        return cv2.resize(current, (w, h), interpolation=cv2.INTER_AREA)
+
+    def detect(self, frame: Frame) -> Scene:
+        """Runs the reader on a settled frame (the costly part; no verdict yet)."""
+        image = frame.bgr()
+        zones = self.zones or Zones.whole_frame(image.shape[1], image.shape[0])
+        return Scene(image, self.reader.read(image), zones)
+
+    def in_play(self, scene: Scene) -> int:
+        """Dice that count as thrown: in the play zone or a no-roll zone, not held."""
+        return len(verdict(scene.dice, profile(self.cfg.game, None), scene.zones,
+                           self.vcfg).faces)
+
+    def roll(self, frame: Frame, expect: Expect | None, seq: int,
+             scene: Scene | None = None) -> Roll:
+        """Builds the exact body that the outbox stores and posts.
+
+        `expect` None: High Roll with the previous throw still held for review, so whether
+        this is a first throw or an Extra Roll is not known. The dice count is then not
+        judged; the roll goes to review (`phase_unknown`, 623a.9(c)) with every other
+        finding, and a no-roll finding that holds for any dice count still wins.
+        """
+        scene = scene or self.detect(frame)
+        image = scene.image
+        extra = expect is not None and expect.phase == "extra"
+        prof = profile(self.cfg.game, expect.dice if extra else None)
+        v = verdict(scene.dice, prof, scene.zones, self.vcfg)
+        if expect is None:
+            v = _phase_unknown(v)
+        ev = evidence(image, v, self.cfg.outbox.jpeg_quality)
+        roll_id = str(uuid.uuid4())
+        faces = list(v.faces)[:MAX_FACES]
+        confidences = [min(1.0, max(0.0, float(c))) for c in v.confidences][:MAX_FACES]
+        body: dict = {
+            "roll_id": roll_id, "seq": seq, "verdict": v.status, "faces": faces,
+            "reasons": [{"code": r.code[:64], "section": r.section[:64]}
+                        for r in v.reasons][:20],
+            "confidences": confidences,
+            "evidence": {"clean_sha256": ev.clean_sha256,
+                         "annotated_sha256": ev.annotated_sha256},
+            "captured_at": round(frame.wall, 3)}
+        with_jpeg = False
+        if self.cfg.outbox.send_jpeg:
+            jpeg = {"clean_jpeg_b64": base64.b64encode(ev.clean_jpeg).decode(),
+                    "annotated_jpeg_b64": base64.b64encode(ev.annotated_jpeg).decode()}
+            body["evidence"].update(jpeg)
+            with_jpeg = True
+        raw = json.dumps(body, separators=(",", ":")).encode()
+        return Roll(roll_id, seq, raw, v, with_jpeg)
+
+    def without_jpeg(self, roll: Roll) -> Roll:
+        """The same roll with only the evidence hashes (the outbox is full)."""
+        body = json.loads(roll.body)
+        body["evidence"] = {k: body["evidence"][k] for k in ("clean_sha256", "annotated_sha256")}
+        return Roll(roll.roll_id, roll.seq, json.dumps(body, separators=(",", ":")).encode(),
+                    roll.verdict, False)

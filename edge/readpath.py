@@ -1,0 +1,132 @@
+"""The read path of the edge: a settled frame -> dice read -> (empty | roll in the outbox).
+
+A mixin of EdgeRunner (edge/runner.py), kept apart so each file reads in one sitting. A read
+counts as done when its roll is committed to the outbox. A still scene with no dice in play is
+not a roll. A High Roll throw whose phase the service has not settled yet is held here as
+`_pending` while frames keep flowing (edge/phase.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from dataclasses import dataclass
+
+from .flow import Expect
+from .reading import Scene
+from .settle import SettleEvent
+from .sources import Frame
+
+log = logging.getLogger("dicecall.edge")
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """A settled scene whose dice were read, before its verdict."""
+
+    frame: Frame
+    ev: SettleEvent
+    scene: Scene
+    detected_wall: float
+    detect_s: float
+    deadline: float  # monotonic: read with an unknown phase after this
+
+
+class ReadPath:
+    """Needs from its host: cfg, metrics, emit, reading, flow, phase, outbox, _seq,
+    _cursor_key, _pending, _outbox_gauges."""
+
+    def _read_error(self, frame: Frame, exc: Exception) -> None:
+        self.metrics.read_errors.inc()
+        log.exception("reading a settled frame failed", extra={"frame": frame.label})
+        self.emit("read_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
+
+    def _settled(self, frame: Frame, ev: SettleEvent) -> None:
+        """Reads the dice; an empty scene is not a roll; a High Roll throw whose phase the
+        service has not settled yet waits (see edge/phase.py) while frames keep coming."""
+        self._finish_pending("wait")  # a new throw: the one before it is posted first
+        t0 = time.perf_counter()
+        detected_wall = time.time()
+        try:
+            scene = self.reading.detect(frame)
+            in_play = self.reading.in_play(scene)
+        except Exception as exc:  # a reader fault on one frame must not stop the table
+            self._read_error(frame, exc)
+            return
+        if in_play == 0:
+            # The dice were collected (or none thrown): nothing to call, nothing to post.
+            self.metrics.empty.inc()
+            log.info("still scene without dice in play: not a roll",
+                     extra={"frame": frame.label, "detections": len(scene.dice)})
+            self.emit("empty", frame=frame.label, t=frame.t, detections=len(scene.dice))
+            return
+        item = _Settled(frame, ev, scene, detected_wall, time.perf_counter() - t0,
+                        time.monotonic() + self.cfg.high_roll_wait_s)
+        if self.phase is None:
+            self._read(item, self.flow.expect())
+            return
+        self._pending = item
+        self._finish_pending("poll")
+
+    def _finish_pending(self, mode: str) -> None:
+        """Reads the pending High Roll throw once its phase is known. mode: "poll" (only if
+        known or high_roll_wait_s passed), "wait" (wait out the rest), "now"."""
+        item = self._pending
+        if item is None:
+            return
+        expect = self.phase.expect()
+        if expect is None and mode == "wait":
+            expect = self.phase.wait(max(0.0, item.deadline - time.monotonic()))
+        if expect is None and mode == "poll" and time.monotonic() < item.deadline:
+            return
+        self._pending = None
+        if expect is None:
+            log.warning("High Roll phase unknown at read time: posted for review",
+                        extra={"frame": item.frame.label})
+        self._read(item, expect)
+
+    def _read(self, item: _Settled, expect: Expect | None) -> None:
+        frame, ev = item.frame, item.ev
+        t0 = time.perf_counter() - item.detect_s
+        detected_wall = item.detected_wall
+        rest_wall = frame.wall - (frame.t - ev.still_since)
+        try:
+            roll = self.reading.roll(frame, expect, self._seq, item.scene)
+        except Exception as exc:  # a reader fault on one frame must not stop the table
+            self._read_error(frame, exc)
+            return
+        if roll.with_jpeg and not self.outbox.fits(len(roll.body)):
+            log.error("outbox full: this roll is kept with its evidence hashes only",
+                      extra={"seq": roll.seq, "max_bytes": self.cfg.outbox.max_bytes})
+            roll = self.reading.without_jpeg(roll)
+        cursor = None
+        if self._cursor_key is not None:
+            cursor = (self._cursor_key, repr(frame.t * 1000))
+        try:
+            self.outbox.put(self._seq, roll.roll_id, roll.body, rest_wall, cursor)
+        except sqlite3.Error as exc:
+            log.error("outbox write failed; this read is not counted",
+                      extra={"frame": frame.label, "error": str(exc)})
+            self.emit("outbox_error", frame=frame.label, error=str(exc))
+            return
+        if self.phase is not None:
+            self.phase.posted(self._seq)
+        self._seq += 1
+        read_s = time.perf_counter() - t0
+        self.metrics.read_seconds.observe(read_s)
+        self.metrics.reads.labels(roll.verdict.status).inc()
+        self._outbox_gauges()
+        log.info("roll read", extra={"seq": roll.seq, "roll_id": roll.roll_id,
+                                     "verdict": roll.verdict.status,
+                                     "faces": list(roll.verdict.faces), "frame": frame.label,
+                                     "read_ms": round(read_s * 1000, 2),
+                                     "rest_wall": rest_wall, "detected_wall": detected_wall})
+        self.emit("read", roll_id=roll.roll_id, seq=roll.seq, verdict=roll.verdict.status,
+                  faces=list(roll.verdict.faces), reasons=[r.as_dict() for r in
+                                                          roll.verdict.reasons],
+                  confidences=[round(c, 5) for c in roll.verdict.confidences],
+                  expected=expect.dice if expect else None,
+                  phase=expect.phase if expect else "unknown", read_ms=round(read_s * 1000, 2),
+                  frame=frame.label, t=frame.t, rest_wall=rest_wall,
+                  detected_wall=detected_wall, jpeg=roll.with_jpeg)

@@ -1,0 +1,140 @@
+"""Settle detection: (time, lores grey frame) -> motion / settling / settled / blocked.
+
+Pure and deterministic: time comes from the frames (sensor or replay timestamps), never
+from the clock, so a replayed sequence gives the same events at any replay speed.
+
+The rule, in order, for every frame:
+
+1. Motion: the share of pixels whose grey level changed by more than `motion_threshold`
+   since the previous frame, or since the first frame of the current still run (which
+   catches a die creeping by less than the threshold per frame), exceeds `motion_fraction`.
+   Motion arms the detector: only a scene that was preceded by motion is read, so dice left
+   lying on the table are read once, not on every frame.
+2. Settled: armed, and `frames` consecutive still frames spanning at least `ms`, and at
+   least `min_after_motion_ms` since the last moving frame.
+3. Blocked: a scene that would be settled, but differs from the empty-table reference in
+   more than `block_fraction` of its pixels. Dice are small (two dice cover well under 5 %
+   of a table view, ten dice in a throw box under 15 %); a hand or arm resting in view, the
+   shaker lid, or a stick covers far more. The reference is `reference_image` when set, else
+   the first still scene after start, and it is updated with every scene that is read.
+   What this catches: any large object at rest. What it misses: a small object (a finger
+   tip, a chip) at rest beside the dice, and a start-up with a hand or the lid in view when
+   no reference image is configured (then that scene becomes the reference; configure one).
+   A blocked scene stays armed, so removing the hand (motion) and settling again reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import SettleConfig
+
+MOTION, SETTLING, SETTLED, BLOCKED = "motion", "settling", "settled", "blocked"
+EPS_MS = 0.01
+
+
+@dataclass(frozen=True)
+class SettleEvent:
+    """One transition of the detector.
+
+    Attributes:
+        kind: "motion" (moving after still), "settling" (first still frame after motion),
+            "settled" (read this frame) or "blocked" (still, but a hand or the lid in view).
+        t: time of the frame that caused it, seconds (frame clock).
+        still_since: time of the first still frame of the run (the dice came to rest), s.
+        changed: share of pixels that changed (motion) or differ from the reference (blocked).
+    """
+
+    kind: str
+    t: float
+    still_since: float | None = None
+    changed: float = 0.0
+
+
+def changed_share(a: np.ndarray, b: np.ndarray, threshold: int) -> float:
+    """Share of pixels whose uint8 grey level differs by more than `threshold`."""
+    if a.shape != b.shape:
+        return 1.0
+    diff = np.abs(a.astype(np.int16) - b.astype(np.int16))
+    return float(np.count_nonzero(diff > threshold)) / diff.size
+
+
+class SettleDetector:
+    """Feeds on (t, grey) and returns the events of that frame (usually none)."""
+
+    def __init__(self, cfg: SettleConfig, reference: np.ndarray | None = None) -> None:
+        self.cfg = cfg
+        self.reference = reference
+        self.armed = False
+        self._prev: np.ndarray | None = None
+        self._anchor: np.ndarray | None = None  # first frame of the current still run
+        self._still_since: float | None = None
+        self._still_frames = 0
+        self._last_motion: float | None = None
+
+    def _moving(self, grey: np.ndarray) -> float:
+        thr = self.cfg.motion_threshold
+        share = changed_share(grey, self._prev, thr)
+        if self._anchor is not None and share <= self.cfg.motion_fraction:
+            share = max(share, changed_share(grey, self._anchor, thr))
+        return share
+
+    def update(self, t: float, grey: np.ndarray) -> list[SettleEvent]:
+        """The events of one frame.
+
+        Args:
+            t: frame time in seconds, increasing.
+            grey: (H, W) uint8 lores luminance; same shape every frame.
+        """
+        if grey.ndim != 2 or grey.dtype != np.uint8:
+            raise ValueError(f"grey frame must be (H, W) uint8, got {grey.shape} {grey.dtype}")
+        events: list[SettleEvent] = []
+        if self._prev is None:
+            self._prev = grey
+            self._start_still(t, grey)
+            return events
+        share = self._moving(grey)
+        self._prev = grey
+        if share > self.cfg.motion_fraction:
+            if self._still_since is not None or not self.armed:
+                events.append(SettleEvent(MOTION, t, changed=share))
+            self.armed = True
+            self._last_motion = t
+            self._still_since, self._anchor, self._still_frames = None, None, 0
+            return events
+        if self._still_since is None:
+            self._start_still(t, grey)
+            if self.armed:
+                events.append(SettleEvent(SETTLING, t, t))
+        else:
+            self._still_frames += 1
+        if self.armed and self._is_settled(t):
+            events.append(self._settle(t, grey))
+        elif not self.armed and self.reference is None and self._is_settled(t):
+            self.reference = grey  # the scene at start-up: the empty-table reference
+        return events
+
+    def _start_still(self, t: float, grey: np.ndarray) -> None:
+        self._still_since, self._anchor, self._still_frames = t, grey, 1
+
+    def _is_settled(self, t: float) -> bool:
+        cfg = self.cfg
+        since_motion = (t - self._last_motion) * 1000 if self._last_motion is not None else 1e12
+        # EPS_MS: frame times are floats; 4 frames at 30 fps span 100 ms, not 99.99999.
+        return (self._still_frames >= cfg.frames
+                and (t - self._still_since) * 1000 + EPS_MS >= cfg.ms
+                and since_motion + EPS_MS >= cfg.min_after_motion_ms)
+
+    def _settle(self, t: float, grey: np.ndarray) -> SettleEvent:
+        if self.reference is not None and self.cfg.block_fraction < 1.0:
+            share = changed_share(grey, self.reference, self.cfg.motion_threshold)
+            if share > self.cfg.block_fraction:
+                # Not read; the hand or lid leaving is motion, which arms the detector again.
+                self.armed = False
+                return SettleEvent(BLOCKED, t, self._still_since, share)
+        self.armed = False
+        if self.reference is None or self.cfg.reference_image is None:
+            self.reference = grey
+        return SettleEvent(SETTLED, t, self._still_since)

@@ -1,0 +1,207 @@
+"""Frame sources behind one protocol: replay folder, OpenCV VideoCapture (picamera2 in picam.py).
+
+A source yields `Frame`s: the BGR reading frame and a small grey frame for motion, both from
+the same capture. A frame that cannot be decoded is yielded with `error` set and no image,
+so the runner can count and report it and go on. A camera that stops raises `CameraError`;
+the runner closes it and opens it again with backoff. A finite source (a replay folder, a
+video file) simply ends.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+
+class CameraError(RuntimeError):
+    """The camera cannot be opened or stopped delivering frames."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One capture.
+
+    Attributes:
+        t: capture time in seconds on the source's clock (sensor or replay time), increasing.
+        wall: Unix time when the frame reached the edge, seconds.
+        image: (H, W, 3) uint8 BGR reading frame; None when `error` is set or when `load`
+            gives it on demand (valid only while the source is not advanced).
+        grey: (h, w) uint8 luminance for motion (the lores stream), or None with `error`.
+        label: where it came from (file name, frame number), for logs and evidence.
+        error: why the frame could not be used (corrupt file, decode failure).
+    """
+
+    t: float
+    wall: float
+    image: np.ndarray | None
+    grey: np.ndarray | None
+    label: str
+    error: str | None = None
+    load: Callable[[], np.ndarray] | None = field(default=None, repr=False)
+
+    def bgr(self) -> np.ndarray:
+        """The reading frame; a camera may copy it out only now (only settled frames are
+        read, so the full-size copy is skipped for every other frame)."""
+        if self.image is None and self.load is not None:
+            return self.load()
+        if self.image is None:
+            raise ValueError(f"frame {self.label} has no image ({self.error})")
+        return self.image
+
+
+class FrameSource(Protocol):
+    """What the runner needs of a camera."""
+
+    finite: bool  # True when the source ends by itself (replay folder, video file)
+
+    def open(self) -> None: ...
+
+    def frames(self) -> Iterator[Frame]: ...
+
+    def close(self) -> None: ...
+
+
+def lores_grey(image: np.ndarray, width: int) -> np.ndarray:
+    """A small luminance frame for motion, as a lores stream would give it."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    h, w = grey.shape
+    if w <= width:
+        return np.ascontiguousarray(grey)
+    return cv2.resize(grey, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+
+
+def read_index(folder: Path) -> list[tuple[str, float]]:
+    """frames.csv of a replay folder: [(file, t_ms)], checked for increasing times."""
+    index = folder / "frames.csv"
+    if not index.is_file():
+        raise CameraError(f"replay folder {folder}: no frames.csv")
+    rows: list[tuple[str, float]] = []
+    with index.open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames is None or not {"file", "t_ms"} <= set(reader.fieldnames):
+            raise CameraError(f"{index}: header must be file,t_ms")
+        for n, row in enumerate(reader, start=2):
+            try:
+                t = float(row["t_ms"])
+            except (TypeError, ValueError):
+                raise CameraError(f"{index} line {n}: t_ms {row['t_ms']!r} is not a "
+                                  "number") from None
+            if rows and t <= rows[-1][1]:
+                raise CameraError(f"{index} line {n}: t_ms must increase")
+            rows.append((row["file"], t))
+    return rows
+
+
+class ReplaySource:
+    """Frames from a folder, paced by their timestamps (`speed` 1 = real time, 0 = no wait).
+
+    `skip_until_ms` drops frames at or before that time (resuming after a restart). Each
+    pass of a looped replay continues the clock, so time keeps increasing.
+    """
+
+    def __init__(self, folder: Path, speed: float = 1.0, loop: bool = False,
+                 lores_width: int = 160, skip_until_ms: float | None = None) -> None:
+        self.folder, self.speed, self.loop = Path(folder), speed, loop
+        self.lores_width = lores_width
+        self.skip_until_ms = skip_until_ms
+        self.finite = not loop
+        self._index: list[tuple[str, float]] = []
+
+    def open(self) -> None:
+        self._index = read_index(self.folder)
+        if not self._index:
+            raise CameraError(f"{self.folder}/frames.csv lists no frames")
+
+    def frames(self) -> Iterator[Frame]:
+        start = time.monotonic()
+        offset_ms, period = 0.0, self._index[-1][1] + (self._index[-1][1] / len(self._index))
+        while True:
+            for name, t_ms in self._index:
+                t_ms += offset_ms
+                if self.skip_until_ms is not None and t_ms <= self.skip_until_ms:
+                    continue
+                if self.speed > 0:
+                    delay = start + t_ms / 1000 / self.speed - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                yield self._load(name, t_ms)
+            if not self.loop:
+                return
+            offset_ms += max(period, 1.0)
+
+    def _load(self, name: str, t_ms: float) -> Frame:
+        path = self.folder / name
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if image is None:
+            why = "missing" if not path.is_file() else "cannot be decoded"
+            return Frame(t_ms / 1000, time.time(), None, None, name, f"{name}: {why}")
+        return Frame(t_ms / 1000, time.time(), image, lores_grey(image, self.lores_width), name)
+
+    def close(self) -> None:
+        self._index = []
+
+
+class OpenCVSource:
+    """USB camera (index), RTSP/HTTP stream or video file through `cv2.VideoCapture`.
+
+    A video file is finite; a camera or stream that returns no frame raises CameraError.
+    Times are the capture's own position for files, the monotonic clock otherwise.
+    """
+
+    def __init__(self, uri: int | str, width: int | None = None, height: int | None = None,
+                 fps: float | None = None, lores_width: int = 160) -> None:
+        self.uri, self.width, self.height, self.fps = uri, width, height, fps
+        self.lores_width = lores_width
+        self.finite = isinstance(uri, str) and Path(uri).is_file()
+        self._cap = None
+
+    def open(self) -> None:
+        cap = cv2.VideoCapture(self.uri)
+        if not cap.isOpened():
+            cap.release()
+            raise CameraError(f"cannot open video source {self.uri!r}")
+        for prop, value in ((cv2.CAP_PROP_FRAME_WIDTH, self.width),
+                            (cv2.CAP_PROP_FRAME_HEIGHT, self.height),
+                            (cv2.CAP_PROP_FPS, self.fps)):
+            if value is not None:
+                cap.set(prop, value)
+        self._cap = cap
+
+    def frames(self) -> Iterator[Frame]:
+        if self._cap is None:
+            raise CameraError("source is not open")
+        n = 0
+        while True:
+            ok, image = self._cap.read()
+            if not ok or image is None:
+                if self.finite:
+                    return
+                raise CameraError(f"video source {self.uri!r} stopped delivering frames")
+            n += 1
+            # A file's own clock, so a video replays with its timing at any decode speed.
+            t = self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000 if self.finite else time.monotonic()
+            yield Frame(t, time.time(), image, lores_grey(image, self.lores_width), f"#{n}")
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+def build_source(cfg, resume_ms: float | None = None) -> FrameSource:
+    """The configured source (`cfg` is an EdgeConfig); picamera2 is imported only if used."""
+    src, lores = cfg.source, cfg.settle.lores_width
+    if src.kind == "replay":
+        return ReplaySource(src.path, src.speed, src.loop, lores, resume_ms)
+    if src.kind == "opencv":
+        return OpenCVSource(src.uri, src.width, src.height, src.fps, lores)
+    from .picam import Picamera2Source
+
+    return Picamera2Source(src, cfg.exposure)

@@ -1,0 +1,116 @@
+"""The strict per-table YAML, and the outbox's durability, order and bounds."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from dicecall.edge.config import ConfigError, load_config
+from dicecall.edge.outbox import Outbox
+
+YAML = """
+table_id: t-1
+device_id: d-1
+device_secret_file: secret.txt
+service_url: http://127.0.0.1:8000
+game: high-roll-dice-6
+zones: cal/zones.json
+source: {kind: replay, path: frames, speed: 0}
+settle: {frames: 6, ms: 150}
+outbox: {path: var/outbox.db}
+health: {port: 0}
+"""
+
+
+def test_a_valid_file_with_paths_relative_to_it(tmp_path):
+    (tmp_path / "secret.txt").write_text("ab" * 32 + "\n")
+    path = tmp_path / "table.yaml"
+    path.write_text(YAML)
+    cfg = load_config(path)
+    assert cfg.game == "high-roll-dice-6" and cfg.settle.frames == 6
+    assert cfg.source.path == tmp_path / "frames" and cfg.zones == tmp_path / "cal/zones.json"
+    assert cfg.outbox.path == tmp_path / "var/outbox.db"
+    assert cfg.secret() == "ab" * 32
+    assert cfg.health.port == 0 and cfg.settle.motion_threshold == 12  # defaults kept
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (("settle: {frames: 6, ms: 150}", "settle: {frames: 6, ms: 150, frame: 3}"),
+     "settle.frame: Extra inputs are not permitted"),
+    (("game: high-roll-dice-6", "game: baccarat"), "game: Input should be"),
+    (("speed: 0", "speed: -1"), "source.replay.speed"),
+    (("kind: replay, path: frames, speed: 0", "kind: webcam"), "source: Input tag 'webcam'"),
+    (("device_secret_file: secret.txt", "device_secret: " + "x" * 32),
+     "give exactly one of device_secret, device_secret_file"),
+])
+def test_mistakes_are_named(tmp_path, edit, message):
+    path = tmp_path / "table.yaml"
+    text = YAML.replace(*edit)
+    if "device_secret:" in text:
+        text += "device_secret_file: secret.txt\n"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        load_config(path)
+
+
+def test_missing_file_bad_yaml_and_missing_secret(tmp_path):
+    with pytest.raises(ConfigError, match="No such file"):
+        load_config(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("table_id: [unclosed")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    path = tmp_path / "table.yaml"
+    path.write_text(YAML)
+    with pytest.raises(ConfigError, match=r"secret\.txt"):
+        load_config(path).secret()
+
+
+def test_rolls_survive_a_reopen_in_order_and_seq_never_goes_back(tmp_path):
+    box = Outbox(tmp_path / "o.db", 10_000_000, 0.8)
+    for seq in range(3):
+        box.put(seq, f"r{seq}", b'{"x": %d}' % seq, 1.0, ("cursor:x", str(seq * 100)))
+    box.done(0, None)
+    box.done(1, {"status": 409}, rejected=True)
+    box.close()
+    box = Outbox(tmp_path / "o.db", 10_000_000, 0.8)
+    head = box.head()
+    assert (head.seq, head.roll_id, head.body) == (2, "r2", b'{"x": 2}')
+    assert box.depth() == 1 and box.meta("cursor:x") == "200"
+    box.done(2, None)
+    assert box.head() is None and box.next_seq() == 3  # acked rows gone, numbering kept
+    with pytest.raises(sqlite3.IntegrityError):
+        box.put(3, "r1", b"{}", 1.0)  # a roll_id is stored once
+    assert box.next_seq() == 3  # the failed write changed nothing
+    box.close()
+
+
+def test_size_alarm_and_fit(tmp_path):
+    box = Outbox(tmp_path / "o.db", 1_000_000, 0.5)
+    assert not box.alarm() and box.fits(100_000)
+    box.put(0, "r0", b"x" * 600_000, 1.0)
+    assert box.alarm() and not box.fits(500_000)
+    box.done(0, None)
+    assert box.depth() == 0
+    box.close()
+
+
+def test_the_documented_example_is_a_valid_configuration():
+    from pathlib import Path
+
+    example = Path(__file__).parents[2] / "docs" / "edge-table.example.yaml"
+    cfg = load_config(example)
+    assert cfg.source.kind == "picamera2" and cfg.source.lores_size == (320, 240)
+
+
+def test_a_nearly_full_filesystem_alarms_and_refuses_jpegs(tmp_path, monkeypatch):
+    import shutil
+
+    from dicecall.edge import outbox as module
+
+    box = Outbox(tmp_path / "o.db", 10**12, 0.8)  # a budget larger than the disk
+    free = module.DISK_RESERVE * 2
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(0, 0, free))
+    assert box.alarm() and box.fits(1000) and not box.fits(module.DISK_RESERVE + 1)
+    box.close()

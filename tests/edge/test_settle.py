@@ -1,0 +1,126 @@
+"""The settle state machine: motion gate, N frames / T ms at rest, time after motion, hand/lid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dicecall.edge.config import SettleConfig
+from dicecall.edge.settle import BLOCKED, MOTION, SETTLED, SETTLING, SettleDetector
+
+H, W = 60, 80
+
+
+def table() -> np.ndarray:
+    return np.full((H, W), 80, np.uint8)
+
+
+def with_dice(x: int, y: int = 20) -> np.ndarray:
+    g = table()
+    g[y:y + 6, x:x + 6] = 230
+    g[y:y + 6, x + 10:x + 16] = 230
+    return g
+
+
+def run(det: SettleDetector, frames, fps: float = 30.0, t0: float = 0.0):
+    """Feeds frames at `fps`; returns [(frame index, kind)]."""
+    out = []
+    for i, g in enumerate(frames):
+        out += [(i, e.kind) for e in det.update(t0 + i / fps, g)]
+    return out
+
+
+def throw(landing_x: int, flight: int = 3, rest: int = 10) -> list[np.ndarray]:
+    return [with_dice(5 + 15 * k) for k in range(flight)] + [with_dice(landing_x)] * rest
+
+
+CFG = SettleConfig(frames=4, ms=100, min_after_motion_ms=100, motion_threshold=12,
+                   motion_fraction=0.002, block_fraction=0.2)
+
+
+def test_a_throw_settles_once_after_n_frames_and_t_ms():
+    det = SettleDetector(CFG)
+    events = run(det, [table()] * 10 + throw(50))
+    # frames 0-9 empty table: not armed, nothing read; 10-12 flight; 13 lands (it still
+    # differs from 12, so it is motion); 14 is the first frame equal to its predecessor.
+    assert (10, MOTION) in events and (14, SETTLING) in events
+    settled = [i for i, k in events if k == SETTLED]
+    # 4 still frames (14..17) span 100 ms at 30 fps: frame 17; 133 ms after the motion.
+    assert settled == [17]
+
+
+def test_dice_left_lying_are_not_read_again():
+    det = SettleDetector(CFG)
+    events = run(det, [table()] * 5 + throw(50, rest=200))
+    assert [k for _, k in events].count(SETTLED) == 1
+
+
+def test_each_throw_is_read():
+    det = SettleDetector(CFG)
+    frames = [table()] * 5 + throw(50) + throw(20) + throw(40)
+    assert [k for _, k in run(det, frames)].count(SETTLED) == 3
+
+
+@pytest.mark.parametrize(("frames", "ms", "after", "expect"), [
+    (4, 0, 0, 17), (8, 0, 0, 21), (2, 200, 0, 20), (1, 0, 300, 22)])
+def test_frames_ms_and_min_after_motion_each_hold_the_read(frames, ms, after, expect):
+    cfg = CFG.model_copy(update={"frames": frames, "ms": ms, "min_after_motion_ms": after})
+    events = run(SettleDetector(cfg), [table()] * 10 + throw(50, rest=20))
+    # last motion at frame 13 (t=0.433 s); first still at 14 (t=0.467 s)
+    assert [i for i, k in events if k == SETTLED] == [expect]
+
+
+def test_a_die_creeping_below_the_threshold_each_frame_is_not_settled():
+    det = SettleDetector(CFG)
+    creep = []
+    for k in range(12):  # a die brightens by 5 grey levels a frame: < 12 per frame
+        g = with_dice(50)
+        g[20:26, 50:56] = 150 + 5 * k
+        creep.append(g)
+    events = run(det, [table()] * 5 + throw(30) + creep)
+    settled = [i for i, k in events if k == SETTLED]
+    assert settled == [12]  # the first throw's read only (lands at 8, still 9-12)
+
+
+def test_a_hand_at_rest_in_view_is_blocked_then_read_once_it_leaves():
+    det = SettleDetector(CFG)
+    hand = with_dice(50)
+    hand[:, :40] = 20  # an arm across half the view
+    frames = [table()] * 10 + throw(50)[:4] + [hand] * 10 + [with_dice(50)] * 10
+    events = run(det, frames)
+    kinds = [k for _, k in events]
+    assert kinds.count(BLOCKED) == 1
+    # the hand leaves at 24 (motion), still from 25: read at 28
+    assert [i for i, k in events if k == SETTLED] == [28]
+
+
+def test_the_lid_on_the_shaker_is_blocked_with_a_reference_image():
+    lid = np.full((H, W), 200, np.uint8)  # the lid covers the open shaker
+    cfg = CFG.model_copy(update={"reference_image": "empty.png"})
+    det = SettleDetector(cfg, reference=table())
+    events = run(det, [lid] * 10 + [table()] * 2 + [with_dice(30)] * 10)
+    assert [k for _, k in events].count(BLOCKED) == 0  # not armed yet: the lid was there
+    events = run(det, [lid] * 3 + [lid] * 10, t0=2.0)  # the lid comes back and rests
+    assert [k for _, k in events] == [MOTION, SETTLING, BLOCKED]
+    assert not np.array_equal(det.reference, lid)  # a blocked scene never becomes the reference
+
+
+def test_block_check_off_at_one():
+    det = SettleDetector(CFG.model_copy(update={"block_fraction": 1.0}))
+    hand = table()
+    hand[:, :60] = 20
+    events = run(det, [table()] * 10 + [hand] * 10)
+    assert [k for _, k in events].count(SETTLED) == 1
+
+
+def test_bad_frames_are_refused_with_the_shape():
+    det = SettleDetector(CFG)
+    with pytest.raises(ValueError, match=r"\(H, W\) uint8"):
+        det.update(0.0, np.zeros((4, 4, 3), np.uint8))
+
+
+def test_same_events_at_any_replay_speed():
+    frames = [table()] * 10 + throw(50) + throw(20)
+    a = run(SettleDetector(CFG), frames)
+    b = run(SettleDetector(CFG), frames, t0=1000.0)
+    assert a == b

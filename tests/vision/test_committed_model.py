@@ -1,0 +1,59 @@
+"""The committed model reads the committed sample frames right: every die found, the face
+right, and the independent pip reading agreeing with it (a disagreement would send the roll
+to review, 623a.9(c)). Its known defects are pinned as strict expected failures: a frame
+that starts passing must have its mark removed (models/reader.md lists them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dicecall.vision.images import load_image
+from dicecall.vision.reader import DiceReader
+from dicecall.vision.scoring import match
+
+FRAMES = sorted((Path(__file__).resolve().parent.parent / "data" / "frames").glob("*.json"))
+# Measured with the committed model; see "Failure cases seen" in models/reader.md.
+KNOWN_FALSE = {"craps_0000005": "a second chip-like blob is taken for a third die",
+               "shaker_0000009": "stacked head 0.53 on a die lying flat on the floor",
+               "throwbox_0000007": "stacked head 0.61 on a die lying flat, alone"}
+
+
+def _read(reader, label):
+    rec = json.loads(label.read_text())
+    dice = reader.read(load_image(label.with_name(rec["image"])))
+    boxes = np.array([d["box"] for d in rec["dice"]], np.float32)
+    return dice, [d["face"] for d in rec["dice"]], match(dice.centers, boxes)
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return DiceReader()
+
+
+@pytest.mark.parametrize("label", FRAMES, ids=[p.stem for p in FRAMES])
+def test_committed_model_reads_sample_frame(reader, label):
+    dice, faces, pairs = _read(reader, label)
+    assert len(pairs) == len(faces), "a labelled die was not found"
+    read = {g: int(dice.face[p]) for p, g in pairs}
+    pips = {g: int(dice.pip_face[p]) for p, g in pairs}
+    assert [read[g] for g in range(len(faces))] == faces
+    assert [pips[g] for g in range(len(faces))] == faces
+
+
+@pytest.mark.parametrize("label", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FALSE[p.stem]))
+    if p.stem in KNOWN_FALSE else p for p in FRAMES], ids=[p.stem for p in FRAMES])
+def test_committed_model_sees_no_false_die_and_no_false_flag(reader, label):
+    """Every die here lies flat, alone, in its zone: an extra die or a raised flag would turn
+    a valid roll into a no roll or a review."""
+    dice, faces, pairs = _read(reader, label)
+    assert len(dice) == len(faces)
+    assert (dice.tilt < 0.5).all() and (dice.stacked < 0.5).all()
+
+
+def test_there_are_sample_frames_of_every_scene():
+    assert {p.stem.split("_")[0] for p in FRAMES} == {"throwbox", "shaker", "craps"}

@@ -1,0 +1,76 @@
+"""`dicecall predict` and `dicecall evaluate` on bad files: a clear per-image error, no crash,
+and the good images in the same call are still read."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from dicecall.cli import app
+
+SAMPLES = Path(__file__).resolve().parent.parent / "data" / "frames"
+
+
+@pytest.fixture()
+def bad_files(tmp_path: Path) -> dict[str, Path]:
+    files = {"empty": tmp_path / "empty.jpg", "corrupt": tmp_path / "corrupt.jpg",
+             "blank": tmp_path / "blank.png", "missing": tmp_path / "missing.jpg"}
+    files["empty"].write_bytes(b"")
+    files["corrupt"].write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg" * 10)
+    cv2.imwrite(str(files["blank"]), np.full((240, 320, 3), 37, np.uint8))
+    return files
+
+
+def test_predict_reports_each_bad_image_and_reads_the_good_one(bad_files):
+    good = sorted(SAMPLES.glob("*.jpg"))[0]
+    paths = [str(p) for p in bad_files.values()] + [str(good)]
+    res = CliRunner().invoke(app, ["predict", "--json", *paths])
+    assert res.exit_code == 0, res.output
+    records = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    assert [r["image"] for r in records] == paths
+    errors = {Path(r["image"]).stem: r["error"] for r in records if "error" in r}
+    assert set(errors) == {"empty", "corrupt", "blank", "missing"}
+    assert "empty file" in errors["empty"]
+    assert "not a decodable image" in errors["corrupt"]
+    assert "blank frame" in errors["blank"]
+    assert "no such file" in errors["missing"]
+    assert records[-1]["width"] > 0 and isinstance(records[-1]["dice"], list)
+
+
+def test_predict_fails_only_when_every_image_fails(bad_files):
+    res = CliRunner().invoke(app, ["predict", str(bad_files["corrupt"])])
+    assert res.exit_code == 1
+    assert "not a decodable image" in res.output
+
+
+def test_evaluate_counts_unreadable_images_and_scores_the_rest(tmp_path, bad_files):
+    good = sorted(SAMPLES.glob("*.jpg"))[0]
+    for sub in ("images", "labels"):
+        (tmp_path / "set" / sub).mkdir(parents=True)
+    shutil.copy(bad_files["corrupt"], tmp_path / "set/images/bad.jpg")
+    (tmp_path / "set/labels/bad.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    shutil.copy(good, tmp_path / "set/images/good.jpg")
+    rec = json.loads(good.with_suffix(".json").read_text())
+    h, w = rec["height"], rec["width"]
+    lines = []
+    for d in rec["dice"]:
+        x0, y0, x1, y1 = d["box"]
+        lines.append(f"{d['face'] - 1} {(x0 + x1) / 2 / w} {(y0 + y1) / 2 / h} "
+                     f"{(x1 - x0) / w} {(y1 - y0) / h}")
+    (tmp_path / "set/labels/good.txt").write_text("\n".join(lines) + "\n")
+    res = CliRunner().invoke(app, ["evaluate", "--json", str(tmp_path / "set")])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert report["unreadable_images"] == 1
+    assert report["images"] == 1 and report["labelled"] == len(rec["dice"])
+
+
+def test_evaluate_refuses_a_folder_that_is_not_one(tmp_path):
+    res = CliRunner().invoke(app, ["evaluate", str(tmp_path / "nope")])
+    assert res.exit_code != 0
