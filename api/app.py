@@ -17,6 +17,7 @@ from . import errors
 from .db.migrate import upgrade
 from .db.session import Database
 from .events import Broker
+from .fastpath import RollFastPath
 from .middleware import BodyLimit
 from .routes import console, device, fairness, health, labels, openapi, v1_router
 from .settings import Settings, get_settings
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.broker = Broker()
     app.state.db = db
     app.state.server_key = None
+    app.add_middleware(RollFastPath)  # inside BodyLimit: the limit applies to it too
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     errors.install(app)
     app.include_router(health.router)

@@ -29,18 +29,20 @@ _signature = APIKeyHeader(name="X-Dicecall-Signature", auto_error=False,
                                       "X-Dicecall-Timestamp.")
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_db(request: Request) -> Database:
+async def get_db(request: Request) -> Database:
     return request.app.state.db
 
 
-def get_broker(request: Request) -> Broker:
+async def get_broker(request: Request) -> Broker:
     return request.app.state.broker
 
 
+# The getters above are async on purpose: FastAPI runs a plain `def` dependency in its thread
+# pool, three thread hops per request for reading an attribute.
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DbDep = Annotated[Database, Depends(get_db)]
 BrokerDep = Annotated[Broker, Depends(get_broker)]
@@ -62,6 +64,10 @@ class _TtlCache:
     def get(self, key: str) -> object | None:
         hit = self._items.get(key)
         return hit[1] if hit is not None and hit[0] > time.monotonic() else None
+
+    def drop(self, key: str) -> None:
+        with self._lock:
+            self._items.pop(key, None)
 
     def put(self, key: str, value: object) -> None:
         with self._lock:
@@ -103,6 +109,21 @@ def require(*roles: str):
         return principal
 
     return dependency
+
+
+def forget_device(device_id: str) -> None:
+    """Drops a revoked device from this process's cache (other processes: within _TTL_S)."""
+    _devices.drop(device_id)
+
+
+def forget_token(digest: str) -> None:
+    _tokens.drop(digest)
+
+
+def cached_device(device_id: str) -> tuple | None:
+    """(bound table id, secret) of a device looked up in the last few seconds, else None."""
+    hit = _devices.get(device_id)
+    return hit if isinstance(hit, tuple) else None
 
 
 @dataclass(frozen=True)

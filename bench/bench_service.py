@@ -7,6 +7,11 @@ edge box does, from this process. Dice are drawn from the 30 outcomes that are n
 the 60 wagers stay on the layout and every roll settles a full table (each roll pays one
 place and one buy bet per player on 4-10). Requests are bounded in count and time.
 
+Besides rolls/s and latency it prints the CPU seconds per roll of the service process (its
+workers included) and of this load generator, read from /proc: on a shared machine the CPU
+cost is the figure that does not depend on what else runs (PostgreSQL's own processes are
+not counted).
+
     python bench/bench_service.py --db sqlite --db postgres --tables 32 --rolls 150
 """
 
@@ -130,6 +135,19 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and its children that are still running (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return total
+    return total + sum(cpu_seconds(int(c)) for c in children)
+
+
 def roll_payload(seq: int, rng: random.Random) -> bytes:
     faces = list(rng.choice(NON_SEVEN))
     return json.dumps({
@@ -189,7 +207,10 @@ def bench_one(backend: str, args, workdir: Path) -> dict:
         port = free_port()
         server = start_server(env, port, args.workers)
         try:
+            server_cpu, own_cpu = cpu_seconds(server.pid), sum(os.times()[:2])
             result = asyncio.run(run_load(port, tables, args.rolls, args.max_seconds))
+            result["server_ms"] = 1000 * (cpu_seconds(server.pid) - server_cpu) / result["rolls"]
+            result["client_ms"] = 1000 * (sum(os.times()[:2]) - own_cpu) / result["rolls"]
         finally:
             stop_server(server)
         result["backend"] = backend
@@ -220,10 +241,11 @@ def main() -> None:
           f"{args.workers} worker(s); load average before {load[0]:.2f} {load[1]:.2f} "
           f"{load[2]:.2f}, after {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'backend':<10}{'rolls':>7}{'secs':>7}{'rolls/s':>9}{'p50 ms':>8}{'p99 ms':>8}"
-          f"{'mean ms':>9}{'errors':>7}")
+          f"{'mean ms':>9}{'errors':>7}{'svc cpu ms/roll':>16}{'gen cpu ms/roll':>16}")
     for r in rows:
         print(f"{r['backend']:<10}{r['rolls']:>7}{r['seconds']:>7.1f}{r['rate']:>9.0f}"
-              f"{r['p50_ms']:>8.1f}{r['p99_ms']:>8.1f}{r['mean_ms']:>9.1f}{r['errors']:>7}")
+              f"{r['p50_ms']:>8.1f}{r['p99_ms']:>8.1f}{r['mean_ms']:>9.1f}{r['errors']:>7}"
+              f"{r['server_ms']:>16.2f}{r['client_ms']:>16.2f}")
 
 
 if __name__ == "__main__":

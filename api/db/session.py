@@ -8,6 +8,7 @@ instead of a lock would ruin tail latency. PostgreSQL uses row locks (`lock_tabl
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
@@ -20,24 +21,31 @@ from .models import Table
 class FairLock:
     """A FIFO lock: writers get the SQLite write lock in arrival order. A plain Lock lets
     a thread that just released it take it again, which starves others and shows as a
-    long latency tail under load."""
+    long latency tail under load. Release hands the lock straight to the next waiter
+    through that waiter's own gate: waking every waiter to compare tickets (a Condition
+    with notify_all) cost a third of the service's CPU with 30 writers queued."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._next = 0
-        self._serving = 0
+        self._mutex = threading.Lock()
+        self._gates: deque[threading.Lock] = deque()
+        self._held = False
 
     def __enter__(self) -> None:
-        with self._cond:
-            ticket = self._next
-            self._next += 1
-            while ticket != self._serving:
-                self._cond.wait()
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return
+            gate = threading.Lock()
+            gate.acquire()
+            self._gates.append(gate)
+        gate.acquire()  # released by the holder, which passes the lock on without freeing it
 
     def __exit__(self, *exc: object) -> None:
-        with self._cond:
-            self._serving += 1
-            self._cond.notify_all()
+        with self._mutex:
+            if self._gates:
+                self._gates.popleft().release()
+            else:
+                self._held = False
 
 
 class Database:

@@ -12,15 +12,19 @@ from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from ..db.models import Roll
+from ..db.session import Database
 from ..deps import BrokerDep, DbDep, Principal, SettingsDep, SignedDevice, require, signed_device
 from ..errors import ApiError
+from ..events import Broker
 from ..metrics import INTAKE_LATENCY, INTAKES
 from ..schemas.common import UUID_PATTERN, errors
 from ..schemas.rolls import ReviewIn, RollIn, RollOut
 from ..services import review as review_svc
 from ..services import rolls as svc
+from ..services.intake_writer import writer_for
 from ..services.settle import roll_view
 from ..services.state import read_table
+from ..settings import Settings
 from .openapi import request_body
 from .tables import Reader, TableId
 
@@ -33,22 +37,37 @@ RollId = Annotated[str, Path(pattern=UUID_PATTERN, description="The roll's UUID.
                               "original response, nothing settled again"},
                         **errors(401, 403, 404, 409, 413, 422)},
              openapi_extra=request_body(RollIn))
-def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
-              broker: BrokerDep,
-              device: Annotated[SignedDevice, Depends(signed_device)]) -> Response:
+async def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
+                    broker: BrokerDep,
+                    device: Annotated[SignedDevice, Depends(signed_device)]) -> Response:
     """Intake of one roll read by the table's edge device (signed, idempotent on roll_id).
 
     valid: settled through the engine; no_roll: recorded, nothing settled; needs_review:
     held until `POST /v1/rolls/{roll_id}/review`. Sequence gaps and reordering are
     reported in `sequence`, stored, and streamed as `sequence_gap` events.
     """
-    started = time.perf_counter()
     try:
         roll = RollIn.model_validate_json(device.body)
     except ValidationError as exc:
         raise RequestValidationError(exc.errors(include_url=False)) from None
+    result = await accept(db, settings, broker, device.device_id, table_id, roll)
+    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+    return Response(result.body, result.status_code, headers=headers,
+                    media_type="application/json")
+
+
+async def accept(db: Database, settings: Settings, broker: Broker, device_id: str,
+                 table_id: str, roll: RollIn) -> svc.Intake:
+    """Applies a verified roll (also called by api/fastpath.py, which skips the framework)."""
+    started = time.perf_counter()
     try:
-        result = svc.intake(db, settings, device.device_id, table_id, roll)
+        ev = roll.evidence
+        if ev.clean_jpeg_b64 is None and ev.annotated_jpeg_b64 is None:
+            post = svc.prepare(settings, device_id, table_id, roll)  # no file I/O
+        else:
+            post = await run_in_threadpool(svc.prepare, settings, device_id, table_id, roll)
+        # Applied by the process's writer thread, batched with other rolls (group commit).
+        result = await writer_for(db).submit(post)
     except ApiError as exc:
         INTAKES.labels(roll.verdict, "conflict" if exc.status == 409 else "refused").inc()
         raise
@@ -56,9 +75,7 @@ def post_roll(table_id: TableId, db: DbDep, settings: SettingsDep,
     INTAKE_LATENCY.observe(time.perf_counter() - started)
     if not result.replayed:
         broker.notify()
-    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
-    return Response(result.body, result.status_code, headers=headers,
-                    media_type="application/json")
+    return result
 
 
 def _rolls(db, table_id: str, after: int, limit: int) -> list[dict]:

@@ -1,0 +1,237 @@
+"""One transaction's worth of roll intakes (see rolls.py): rows locked and read once, every
+roll applied in order on top of the ones before it, written once at the end."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, bindparam, insert, select, update
+
+from .. import audit
+from ..db.models import Device, Roll, SequenceGap, Table
+from ..errors import ApiError
+from ..games.errors import RollRefused
+from ..metrics import SEQUENCE
+from ..schemas.rolls import RollIn
+from ..security import AuthError
+from .settle import roll_view, settle_roll
+from .state import load_state, now
+
+if TYPE_CHECKING:
+    from .rolls import Posted
+
+
+@dataclass
+class Intake:
+    status_code: int  # 201 first time, 200 for a replay
+    body: str  # the response JSON text (the original one for a replay)
+    replayed: bool
+    settled: bool = False
+
+
+def _replay(row: Any, digest: str, table_id: str) -> Intake:
+    if row.body_hash != digest or row.table_id != table_id:
+        raise ApiError(409, "roll_id_conflict", f"roll {row.roll_id} was already posted "
+                       "with a different body")
+    return Intake(200, row.response_json, True)
+
+
+_ROLLS, _TABLES = Roll.__table__, Table.__table__
+_DEVICES, _GAPS = Device.__table__, SequenceGap.__table__
+_TABLE_COLS = ("id", "game", "state_json", "version", "round_no", "betting_open",
+               "arrivals", "held_rolls")
+
+
+# Built once: constructing statements per request costs more than executing them. Tables are
+# locked in id order, so two batches sharing tables cannot deadlock each other.
+_SELECT_TABLES = (select(*(_TABLES.c[c] for c in _TABLE_COLS))
+                  .where(_TABLES.c.id.in_(bindparam("tids", expanding=True)))
+                  .order_by(_TABLES.c.id).with_for_update())
+_SELECT_ROLLS = select(_ROLLS.c.roll_id, _ROLLS.c.body_hash, _ROLLS.c.table_id,
+                       _ROLLS.c.response_json).where(
+    _ROLLS.c.roll_id.in_(bindparam("rids", expanding=True)))
+_SELECT_DEVICES = select(_DEVICES.c.id, _DEVICES.c.table_id, _DEVICES.c.revoked,
+                         _DEVICES.c.last_seq).where(
+    _DEVICES.c.id.in_(bindparam("dids", expanding=True)))
+_INSERT_ROLL = insert(_ROLLS)
+_INSERT_GAP = insert(_GAPS)
+_UPDATE_TABLE = update(_TABLES).where(_TABLES.c.id == bindparam("tid"))
+_UPDATE_DEVICE = update(_DEVICES).where(_DEVICES.c.id == bindparam("did"))
+
+
+class Record(SimpleNamespace):
+    """A row as plain attributes: the hot path skips the ORM's unit of work, and the
+    settlement code (written against the models' attribute names) works on either."""
+
+
+class Batch:
+    """The rolls of one transaction: rows are locked and read once, written once at the end.
+
+    Every roll sees the effects of the rolls before it (table state, device sequence, stored
+    roll_ids), so a batch settles exactly as the same rolls would one transaction each.
+    """
+
+    def __init__(self, conn: Connection, posts: list[Posted]) -> None:
+        self.conn = conn
+        tids = sorted({p.table_id for p in posts})
+        self.tables = {r.id: Record(**r._mapping)
+                       for r in conn.execute(_SELECT_TABLES, {"tids": tids})}
+        self.stored = {r.roll_id: Record(**r._mapping) for r in conn.execute(
+            _SELECT_ROLLS, {"rids": sorted({p.roll.roll_id for p in posts})})}
+        self.devices = {r.id: Record(**r._mapping) for r in conn.execute(
+            _SELECT_DEVICES, {"dids": sorted({p.device_id for p in posts})})}
+        self.states: dict[str, Any] = {}  # table id -> state after this batch's settlements
+        self.rows: list[dict] = []
+        self.gaps: list[dict] = []
+        self.events: list[audit.Pending] = []
+        self.dirty_tables: dict[str, Record] = {}
+        self.dirty_devices: dict[str, Record] = {}
+
+    def apply(self, post: Posted) -> Intake | ApiError | AuthError:
+        try:
+            table = self.tables.get(post.table_id)
+            if table is None:
+                raise ApiError(404, "unknown_table", f"no table {post.table_id!r}")
+            existing = self.stored.get(post.roll.roll_id)
+            if existing is not None:
+                return _replay(existing, post.digest, post.table_id)
+            device = self.devices.get(post.device_id)
+            if device is None or device.revoked or device.table_id != table.id:
+                raise AuthError(403, "wrong_table", "this device is not bound to the table")
+            return self._apply(table, device, post)
+        except (ApiError, AuthError) as exc:  # raised before this roll changed anything
+            return exc
+
+    def _state(self, table: Record) -> Any:
+        state = self.states.get(table.id)
+        return state if state is not None else load_state(table)
+
+    def _sequence(self, device: Record, seq: int) -> dict[str, Any]:
+        """Compares `seq` with the device's highest so far; advances it."""
+        last = device.last_seq
+        if last is None:
+            out = {"status": "first", "expected": None, "missing": None}
+        elif seq == last + 1:
+            out = {"status": "ok", "expected": seq, "missing": None}
+        elif seq > last + 1:
+            out = {"status": "gap", "expected": last + 1, "missing": [last + 1, seq - 1]}
+        else:
+            used = any(r["device_id"] == device.id and r["seq"] == seq for r in self.rows)
+            used = used or self.conn.execute(select(_ROLLS.c.roll_id).where(
+                _ROLLS.c.device_id == device.id, _ROLLS.c.seq == seq).limit(1)).first()
+            out = {"status": "repeat" if used else "reordered", "expected": last + 1,
+                   "missing": None}
+        device.last_seq = seq if last is None else max(last, seq)
+        return out
+
+    def _apply(self, table: Record, device: Record, post: Posted) -> Intake:
+        roll, device_id = post.roll, device.id
+        seq = self._sequence(device, roll.seq)
+        table.arrivals += 1
+        reasons = [r.model_dump() for r in roll.reasons]
+        row = Record(roll_id=roll.roll_id, table_id=table.id, device_id=device_id,
+                     seq=roll.seq, arrival=table.arrivals, round_no=table.round_no,
+                     body_hash=post.digest, verdict=roll.verdict, status="held",
+                     faces_json=json.dumps(roll.faces), final_faces_json=None,
+                     settlement_json=None, review_json=None, seq_status=seq["status"],
+                     received_at=now(), settled_at=None)
+        events = self.events
+        events.append(audit.Pending(table.id, "roll", {
+            "roll_id": roll.roll_id, "device_id": device_id, "seq": roll.seq,
+            "verdict": roll.verdict, "faces": roll.faces, "round": table.round_no,
+            "body_sha256": post.digest, "evidence": [roll.evidence.clean_sha256,
+                                                     roll.evidence.annotated_sha256]}))
+        state, held_reason = _decide(table, row, roll, seq, events, lambda: self._state(table))
+        if seq["status"] not in ("ok", "first"):
+            self._record_sequence(table, row, seq)
+        if state is not None:
+            self.states[table.id] = state
+        if held_reason is not None:
+            reasons.append(held_reason)
+        row.detail_json = json.dumps({
+            "reasons": reasons, "confidences": roll.confidences, "sequence": seq,
+            "captured_at": roll.captured_at,
+            "evidence": {"clean_sha256": roll.evidence.clean_sha256,
+                         "annotated_sha256": roll.evidence.annotated_sha256,
+                         "clean_stored": post.stored[0], "annotated_stored": post.stored[1]}})
+        row.response_json = _response_text(row)
+        self.rows.append(vars(row))
+        self.stored[roll.roll_id] = row  # a repeat later in this batch is a replay
+        self.dirty_tables[table.id] = table
+        self.dirty_devices[device_id] = device
+        return Intake(201, row.response_json, False, row.status == "settled")
+
+    def _record_sequence(self, table: Record, row: Record, seq: dict) -> None:
+        SEQUENCE.labels(seq["status"]).inc()
+        self.gaps.append({"table_id": table.id, "device_id": row.device_id,
+                          "roll_id": row.roll_id, "kind": seq["status"],
+                          "expected": seq["expected"], "received": row.seq,
+                          "created_at": row.received_at})
+        self.events.append(audit.Pending(table.id, "sequence_gap", {
+            "roll_id": row.roll_id, "device_id": row.device_id, **seq,
+            "received": row.seq}))
+
+    def flush(self) -> None:
+        """Writes the batch: rolls first (a duplicate roll_id fails before anything else)."""
+        conn = self.conn
+        if self.rows:
+            conn.execute(_INSERT_ROLL, self.rows)
+        if self.gaps:
+            conn.execute(_INSERT_GAP, self.gaps)
+        if self.dirty_tables:
+            conn.execute(_UPDATE_TABLE, [
+                {"tid": t.id, "state_json": t.state_json, "version": t.version,
+                 "round_no": t.round_no, "betting_open": t.betting_open,
+                 "arrivals": t.arrivals, "held_rolls": t.held_rolls}
+                for t in self.dirty_tables.values()])
+        if self.dirty_devices:
+            conn.execute(_UPDATE_DEVICE, [{"did": d.id, "last_seq": d.last_seq}
+                                          for d in self.dirty_devices.values()])
+        audit.append(conn, self.events)
+
+
+def _response_text(row: Record) -> str:
+    """The roll's view as JSON text. The settlement (most of it) is spliced in as already
+    serialized instead of parsed and serialized again; `"settlement":null` can only be the
+    key itself, since quotes inside strings are escaped."""
+    settlement, row.settlement_json = row.settlement_json, None
+    text = json.dumps(roll_view(row), separators=(",", ":"))
+    row.settlement_json = settlement
+    if settlement is None:
+        return text
+    return text.replace('"settlement":null', '"settlement":' + settlement, 1)
+
+
+def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[audit.Pending],
+            state_of: Callable[[], Any]) -> tuple[Any, dict | None]:
+    """Settles, records or holds the roll; returns (new state or None, hold reason)."""
+    hold = None
+    if seq["status"] in ("reordered", "repeat"):
+        # Settling a late roll against a table that has moved on would pay the wrong
+        # wagers: a person decides (623a.9(c) dispute procedure).
+        hold = {"code": f"sequence_{seq['status']}", "section": "623a.9(c)"}
+    elif roll.verdict == "needs_review":
+        hold = {"code": "needs_review", "section": "623a.9(c)"}
+    if hold is None and roll.verdict == "no_roll":
+        row.status = "no_roll"
+        events.append(audit.Pending(table.id, "no_roll", {"roll_id": row.roll_id,
+                                                          "reasons": [r.model_dump() for r
+                                                                      in roll.reasons]}))
+        return None, None
+    if hold is None and table.held_rolls:
+        row.status = "queued"  # behind a held roll: settled in order after its review
+        return None, None
+    if hold is None:
+        try:
+            return settle_roll(None, table, state_of(), row, roll.faces, events), None
+        except RollRefused as exc:
+            hold = {"code": exc.code, "section": exc.section or ""}
+    row.status = "held"
+    table.held_rolls += 1
+    events.append(audit.Pending(table.id, "needs_review",
+                                {"roll_id": row.roll_id, "reasons": [hold]}))
+    return None, hold
