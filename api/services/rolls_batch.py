@@ -206,6 +206,13 @@ def _response_text(row: Record) -> str:
     return text.replace('"settlement":null', '"settlement":' + settlement, 1)
 
 
+# Where each game says how a roll is called; a held roll cites it (the Craps chapter's
+# dispute procedure, 623a.9(c); the call of the dice in 668a.3(h) and 675a.4(d)).
+CALL_SECTION = {"craps": "623a.9(c)", "mini-craps": "623a.9(c)",
+                "props-and-hops": "668a.3(h)", "high-roll-dice": "675a.4(d)",
+                "high-roll-dice-6": "675a.4(d)"}
+
+
 def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[audit.Pending],
             state_of: Callable[[], Any]) -> tuple[Any, dict | None]:
     """Settles, records or holds the roll; returns (new state or None, hold reason)."""
@@ -213,9 +220,9 @@ def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[au
     if seq["status"] in ("reordered", "repeat"):
         # Settling a late roll against a table that has moved on would pay the wrong
         # wagers: a person decides (623a.9(c) dispute procedure).
-        hold = {"code": f"sequence_{seq['status']}", "section": "623a.9(c)"}
+        hold = {"code": f"sequence_{seq['status']}", "section": CALL_SECTION[table.game]}
     elif roll.verdict == "needs_review":
-        hold = {"code": "needs_review", "section": "623a.9(c)"}
+        hold = {"code": "needs_review", "section": CALL_SECTION[table.game]}
     if hold is None and roll.verdict == "no_roll":
         row.status = "no_roll"
         events.append(audit.Pending(table.id, "no_roll", {"roll_id": row.roll_id,

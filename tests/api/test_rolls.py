@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
+
 
 def _table_with_pass(hb, game="craps"):
     table = hb.table(game)
@@ -118,3 +120,22 @@ def test_unknown_roll_and_table_are_404(hb):
     assert r.status_code == 404 and r.json()["code"] == "unknown_roll"
     r = hb.client.get("/v1/tables/nope/rolls", headers=hb.auth())
     assert r.status_code == 404 and r.json()["code"] == "unknown_table"
+
+
+@pytest.mark.parametrize("game, section", [("craps", "623a.9(c)"),
+                                           ("props-and-hops", "668a.3(h)"),
+                                           ("high-roll-dice", "675a.4(d)")])
+def test_a_held_roll_cites_its_own_games_section(h, game, section):
+    import json
+
+    from dicecall.api.db.models import Event
+
+    table = h.table(game)
+    device = h.device(table)
+    faces = (3, 4) if game != "high-roll-dice" else (1, 2, 3, 4, 5, 6, 1, 2, 3, 4)
+    held = h.post_roll(table, device, h.body(1, faces, verdict="needs_review")).json()
+    assert held["status"] == "held"
+    with h.db.read() as session:
+        [event] = [json.loads(e.payload) for e in session.query(Event)
+                   .filter(Event.table_id == table, Event.kind == "needs_review")]
+    assert event["reasons"] == [{"code": "needs_review", "section": section}]
