@@ -146,7 +146,6 @@ def main() -> int:
         if args.peer.is_file():
             from dicecall.vision.config import MODELS_DIR
 
-            sys.path.insert(0, str(ROOT))
             from dicecall.models.pipeline import time_models
 
             for dice in (2, 10):
