@@ -144,9 +144,8 @@ def main() -> int:
         print()
         rows = speed(readers, synth, args.runs, args.threads)
         if args.peer.is_file():
-            from dicecall.vision.config import MODELS_DIR
-
             from dicecall.models.pipeline import time_models
+            from dicecall.vision.config import MODELS_DIR
 
             for dice in (2, 10):
                 for variant, suffix in (("fp32", ".onnx"), ("int8", ".int8.onnx")):

@@ -51,7 +51,7 @@ def test_committed_model_sees_no_false_die_and_no_false_flag(reader, label):
     """Every die here lies flat, alone, in its zone: an extra die or a raised flag would turn
     a valid roll into a no roll or a review."""
     dice, faces, pairs = _read(reader, label)
-    assert len(dice) == len(faces)
+    assert len(dice) == len(pairs) == len(faces)
     assert (dice.tilt < 0.5).all() and (dice.stacked < 0.5).all()
 
 
