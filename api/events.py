@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from .db.models import Event
 from .db.session import Database
 
-STREAM_KINDS = ("roll", "settlement", "no_roll", "needs_review", "review",
+STREAM_KINDS = ("roll", "settlement", "no_roll", "needs_review", "review", "correction",
                 "dealer_call_mismatch", "sequence_gap")
 
 

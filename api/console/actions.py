@@ -3,9 +3,11 @@
 A roll still held (needs review, or a dealer call on a held roll) is decided through the
 service's review (623a.9(c)): confirm settles the camera's faces, correct settles the
 corrected faces, both through the engine, and the review event goes to the audit chain.
-A roll that already settled cannot be re-settled here: the engine state it settled against
-is gone (the table has moved on), so a correction of a settled roll is refused with that
-reason and the person handles it at the table; confirm and acknowledge are recorded.
+A roll that already settled (typically a dealer-call mismatch where the camera was wrong)
+can be corrected while it is still the table's latest change: the same review re-settles
+it from the state it settled against (services/correct.py); after a later roll or wager it
+is refused 409 `superseded` and the person handles it at the table. Voiding a settled roll
+is refused (409 `already_settled`); confirm and acknowledge are recorded.
 Every action is stored (`alert_actions`) and appended to the audit chain as `alert_action`.
 """
 
@@ -47,8 +49,9 @@ def act(db: Database, kind: str, ref: str, action: str, faces: list[int] | None,
     """Applies one surveillance action; returns the roll's view after it.
 
     Raises:
-        ApiError: 404 unknown alert; 409 correcting or voiding a roll that already
-            settled; 422 when the engine refuses the corrected faces (the roll stays held).
+        ApiError: 404 unknown alert; 409 voiding a settled roll, or correcting one that is
+            no longer the table's latest change; 422 when the engine refuses the corrected
+            faces (nothing changes).
     """
     if kind not in KINDS or action not in ACTIONS:
         raise ApiError(422, "bad_action", f"kind must be one of {KINDS}, action one of "
@@ -60,12 +63,12 @@ def act(db: Database, kind: str, ref: str, action: str, faces: list[int] | None,
     with db.read() as session:
         status = session.get(Roll, roll_id).status
     view = None
-    if action != "acknowledge" and status == "held":
-        view = review_svc.review(db, roll_id, "confirm" if action == "confirm" else action,
-                                 faces, note, who)
+    if (action != "acknowledge" and status == "held") or (action == "correct"
+                                                          and status == "settled"):
+        view = review_svc.review(db, roll_id, action, faces, note, who)
     elif action in ("correct", "no_roll"):
-        raise ApiError(409, "already_settled", f"roll {roll_id} is {status}: the table has "
-                       "moved on since it settled, so it cannot be settled again here; "
+        raise ApiError(409, "already_settled", f"roll {roll_id} is {status}: it cannot be "
+                       f"{'voided' if action == 'no_roll' else 'corrected'} here; "
                        "acknowledge the alert and settle the dispute at the table",
                        "623a.9(c)")
     with db.write() as session:

@@ -94,6 +94,10 @@ class Roll(Base):
     detail_json: Mapped[str] = mapped_column(Text)
     seq_status: Mapped[str] = mapped_column(String(16))
     settlement_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The table's state before this roll settled and the version its settlement produced:
+    # what a correction of the settled roll needs (services/correct.py).
+    state_before_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    settled_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_json: Mapped[str] = mapped_column(Text)
     review_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     received_at: Mapped[float] = mapped_column(Float)

@@ -31,7 +31,7 @@ async def events(
                                        "id (Last-Event-ID wins).")] = None,
     last_event_id: Annotated[str | None, Header(max_length=20)] = None,
 ) -> StreamingResponse:
-    """Roll, settlement, no_roll, needs_review, review, dealer_call_mismatch and
+    """Roll, settlement, no_roll, needs_review, review, correction, dealer_call_mismatch and
     sequence_gap events. Reconnect with `Last-Event-ID` to receive every event missed."""
     start = after or 0
     if last_event_id:

@@ -115,7 +115,12 @@ async def get_roll(roll_id: RollId, db: DbDep, _: Reader) -> dict:
              responses=errors(401, 403, 404, 409, 422))
 def review_roll(roll_id: RollId, body: ReviewIn, db: DbDep, broker: BrokerDep,
                 who: Annotated[Principal, Depends(require("surveillance"))]) -> dict:
-    """Surveillance confirms, corrects or voids a held roll; it then settles (623a.9(c))."""
+    """Surveillance confirms, corrects or voids a held roll; it then settles (623a.9(c)).
+
+    `correct` also applies to a settled roll while it is the table's latest change (no roll
+    settled, held or queued after it, no wager or round change since): it is settled again
+    from the state it settled against; otherwise 409 `superseded`.
+    """
     view = review_svc.review(db, roll_id, body.action, body.faces, body.note, who.name)
     broker.notify()
     return view

@@ -2,7 +2,8 @@
 
 623a.9(c): a disputed roll is decided by the boxperson or floorperson; here that person's
 decision is recorded with the roll and the roll settles through the engine. Rolls queued
-behind it settle afterwards, in the order they arrived.
+behind it settle afterwards, in the order they arrived. A roll that already settled can be
+corrected while it is still the table's latest change (correct.py).
 """
 
 from __future__ import annotations
@@ -10,22 +11,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from .. import audit
-from ..db.models import Roll
+from ..db.models import Roll, Table
 from ..db.session import Database
 from ..errors import ApiError
 from ..games.errors import RollRefused
+from .correct import correct_settled
 from .settle import drain, roll_view, settle_roll
 from .state import load_state, locked_table, now, remember
 
 
 def review(db: Database, roll_id: str, action: str, faces: list[int] | None, note: str,
            who: str) -> dict[str, Any]:
-    """Applies a review to a held roll; returns the roll's current view.
+    """Applies a review to a held roll, or a correction to a settled one; returns the
+    roll's current view.
 
     Raises:
-        ApiError: 404 unknown roll; 409 when the roll is not held; 422 when the engine
-            refuses the faces (the roll stays held).
+        ApiError: 404 unknown roll; 409 when the roll is not held (or, for `correct`, not
+            held nor the table's latest settled change); 422 when the engine refuses the
+            faces (nothing changes).
     """
     with db.read() as session:
         found = session.get(Roll, roll_id)
@@ -35,27 +41,40 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
     with db.write() as session:
         table = locked_table(db, session, table_id)
         roll = session.get(Roll, roll_id, populate_existing=True)
-        if roll.status != "held":
-            raise ApiError(409, "not_held", f"roll {roll_id} is {roll.status}, not held for "
-                           "review", "623a.9(c)")
-        decided = faces if action == "correct" else json.loads(roll.faces_json)
-        roll.review_json = json.dumps({"action": action, "faces": faces, "note": note,
-                                       "by": who, "at": now()})
-        events = [audit.Pending(table.id, "review", {"roll_id": roll_id, "action": action,
-                                                     "faces": decided, "by": who})]
-        state = load_state(table)
-        if action == "no_roll":
-            roll.status = "no_roll"
+        events: list[audit.Pending] = []
+        if roll.status == "settled" and action == "correct":
+            state = correct_settled(session, table, roll, faces, note, who, events)
         else:
-            try:
-                state = settle_roll(session, table, state, roll, decided, events)
-            except RollRefused as exc:
-                raise ApiError(422, exc.code, exc.message, exc.section) from None
-        table.held_rolls -= 1
-        if table.held_rolls == 0:
-            state = drain(session, table, state, events)
+            state = _decide_held(session, table, roll, action, faces, note, who, events)
         session.flush()
         audit.append(session, events)
         view = roll_view(roll)
     remember(table, state)
     return view
+
+
+def _decide_held(session: Session, table: Table, roll: Roll, action: str,
+                 faces: list[int] | None, note: str, who: str,
+                 events: list[audit.Pending]) -> Any:
+    """Settles or voids a held roll, then the rolls queued behind it; returns the state."""
+    if roll.status != "held":
+        raise ApiError(409, "not_held", f"roll {roll.roll_id} is {roll.status}, not held for "
+                       "review", "623a.9(c)")
+    decided = faces if action == "correct" else json.loads(roll.faces_json)
+    roll.review_json = json.dumps({"action": action, "faces": faces, "note": note,
+                                   "by": who, "at": now()})
+    events.append(audit.Pending(table.id, "review", {"roll_id": roll.roll_id,
+                                                     "action": action, "faces": decided,
+                                                     "by": who}))
+    state = load_state(table)
+    if action == "no_roll":
+        roll.status = "no_roll"
+    else:
+        try:
+            state = settle_roll(session, table, state, roll, decided, events)
+        except RollRefused as exc:
+            raise ApiError(422, exc.code, exc.message, exc.section) from None
+    table.held_rolls -= 1
+    if table.held_rolls == 0:
+        state = drain(session, table, state, events)
+    return state

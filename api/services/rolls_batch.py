@@ -138,6 +138,7 @@ class Batch:
                      body_hash=post.digest, verdict=roll.verdict, status="held",
                      faces_json=json.dumps(roll.faces), final_faces_json=None,
                      settlement_json=None, review_json=None, seq_status=seq["status"],
+                     state_before_json=None, settled_version=None,
                      received_at=now(), settled_at=None)
         events = self.events
         events.append(audit.Pending(table.id, "roll", {

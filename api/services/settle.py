@@ -48,7 +48,11 @@ def settle_roll(session: Session | None, table: Any, state: Any, roll: Any, face
     text = json.dumps(view, separators=(",", ":"))
     roll.status, roll.final_faces_json = "settled", json.dumps(list(result.faces))
     roll.settlement_json, roll.settled_at = text, now()
+    # The stored text of `state` (every caller keeps the row's text in step with the state
+    # it passes): kept by reference, no second serialization on the hot path.
+    roll.state_before_json = table.state_json
     save_state(table, result.state)
+    roll.settled_version = table.version
     table.round_no += 1
     # The next round opens with the roll (668a.3(e), 675a.4), except while the High Roll
     # Extra Roll is pending: the engine keeps betting closed then (675a.4(e),(g)).

@@ -118,26 +118,59 @@ def test_correcting_a_held_roll_settles_the_corrected_faces_and_audits_it(hlb):
     assert hl.client.get("/console/api/alerts").json() == []
 
 
-def test_mismatch_on_a_settled_roll_can_be_acknowledged_not_resettled(hlb):
+def test_a_dealer_call_mismatch_on_a_settled_roll_is_corrected_through_the_engine(hlb):
     hl = hlb
     table = hl.table()
     device = hl.device(table)
+    assert hl.wager(table, "pass", 1000).status_code == 201
     body = hl.body(1, (3, 4))
-    hl.post_roll(table, device, body)
-    r = hl.client.post(f"/v1/rolls/{body['roll_id']}/dealer-call", json={"total": 8},
+    assert hl.post_roll(table, device, body).json()["settlement"]["paid"] == 1000
+    r = hl.client.post(f"/v1/rolls/{body['roll_id']}/dealer-call", json={"total": 2},
                        headers=hl.auth())
     assert r.json()["matches"] is False
     headers = login(hl, "surveillance")
     [alert] = hl.client.get("/console/api/alerts").json()
     assert alert["kind"] == "dealer_call" and alert["roll"]["status"] == "settled"
     url = f"/console/api/alerts/dealer_call/{alert['ref']}"
-    r = hl.client.post(url, headers=headers, json={"action": "correct", "faces": [4, 4]})
+    r = hl.client.post(url, headers=headers, json={"action": "no_roll"})
     assert r.status_code == 409 and r.json()["code"] == "already_settled"
+    # The dealer was right: the 7 that won the pass line was a 2, which loses it (623a.3).
+    r = hl.client.post(url, headers=headers, json={"action": "correct", "faces": [1, 1]})
+    assert r.status_code == 200, r.text
+    assert r.json()["final_faces"] == [1, 1]
+    assert r.json()["settlement"]["collected"] == 1000
+    assert r.json()["settlement"]["paid"] == 0
+    assert hl.client.get("/console/api/alerts").json() == []
+    grid = hl.client.get("/console/api/tables").json()
+    assert grid[0]["open_alerts"] == 0 and grid[0]["last_roll"]["final_faces"] == [1, 1]
+    from dicecall.api.audit import verify
+    from dicecall.api.db.models import Event
+
+    with hl.db.read() as session:
+        assert verify(session).ok
+        kinds = [e.kind for e in session.query(Event).filter(Event.table_id == table)
+                 .order_by(Event.id)]
+    assert kinds[-3:] == ["correction", "settlement", "alert_action"]
+
+
+def test_a_settled_roll_followed_by_another_cannot_be_corrected_from_an_alert(hl):
+    table = hl.table()
+    device = hl.device(table)
+    body = hl.body(1, (3, 4))
+    hl.post_roll(table, device, body)
+    hl.post_roll(table, device, hl.body(2, (5, 5)))
+    hl.client.post(f"/v1/rolls/{body['roll_id']}/dealer-call", json={"total": 8},
+                   headers=hl.auth())
+    headers = login(hl, "surveillance")
+    [alert] = hl.client.get("/console/api/alerts").json()
+    url = f"/console/api/alerts/dealer_call/{alert['ref']}"
+    r = hl.client.post(url, headers=headers, json={"action": "correct", "faces": [4, 4]})
+    assert r.status_code == 409 and r.json()["code"] == "superseded"
     r = hl.client.post(url, headers=headers, json={"action": "acknowledge"})
     assert r.status_code == 200
     assert hl.client.get("/console/api/alerts").json() == []
     grid = hl.client.get("/console/api/tables").json()
-    assert grid[0]["open_alerts"] == 0 and grid[0]["last_roll"]["final_faces"] == [3, 4]
+    assert grid[0]["open_alerts"] == 0 and grid[0]["last_roll"]["final_faces"] == [5, 5]
 
 
 def test_history_is_searchable(hl):
