@@ -23,10 +23,9 @@ from ..db.models import Roll, Table
 from ..errors import ApiError
 from ..games import serialize
 from ..games.errors import RollRefused
+from .rolls_batch import CALL_SECTION
 from .settle import settle_roll
 from .state import now
-
-SECTION = "623a.9(c)"
 
 
 def _sha(text: str) -> str:
@@ -38,20 +37,20 @@ def _refuse_unless_latest(session: Session, table: Table, roll: Roll) -> None:
     if roll.state_before_json is None or roll.settled_version is None:
         raise ApiError(409, "not_correctable", f"roll {roll.roll_id} settled before the "
                        "service kept the state it settled against; settle the dispute at "
-                       "the table", SECTION)
+                       "the table", CALL_SECTION[table.game])
     later = session.scalars(select(Roll).where(
         Roll.table_id == table.id, Roll.arrival > roll.arrival,
         Roll.status.in_(("settled", "held", "queued"))).order_by(Roll.arrival)).first()
     if later is not None:
         raise ApiError(409, "superseded", f"roll {later.roll_id} ({later.status}) came after "
                        f"roll {roll.roll_id}; only the table's latest roll can be corrected, "
-                       "settle the dispute at the table", SECTION)
+                       "settle the dispute at the table", CALL_SECTION[table.game])
     if table.version != roll.settled_version:
         raise ApiError(409, "superseded", f"the table changed after roll {roll.roll_id} "
                        f"settled ({table.version - roll.settled_version} change(s): a wager "
                        "placed, reduced or removed, no more bets or a new shooter); only the "
                        "table's latest change can be corrected, settle the dispute at the "
-                       "table", SECTION)
+                       "table", CALL_SECTION[table.game])
 
 
 def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int], note: str,
