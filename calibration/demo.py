@@ -19,7 +19,15 @@ import typer
 from .camera_model import CameraIntrinsics
 from .layout import MarkerLayout, load_json
 from .plots import BLUE, GREY, RED, Axes, canvas, text
-from .targets import BoardSpec, add_noise, look_at, plane_matrix, render_view, table_texture
+from .targets import (
+    BoardSpec,
+    add_noise,
+    board_photos,
+    look_at,
+    plane_matrix,
+    render_view,
+    table_texture,
+)
 from .zones import TableCalibration, densify, zone_pixels
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
@@ -31,21 +39,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True)
 
 def board_views(spec: BoardSpec, count: int, seed: int):
     """(name, image) photos of the board from varied, tilted viewpoints."""
-    ppm = 2.0
-    tex = spec.image(ppm, 10.0)
-    rng = np.random.default_rng(seed)
-    centre = np.array([spec.cols * spec.square_mm / 2, spec.rows * spec.square_mm / 2, 0])
-    out = []
-    for i in range(count):
-        # Aim away from the board centre too, so the board reaches the frame's corners where
-        # distortion is strongest (views of the centre only leave k3 unconstrained).
-        eye = centre + np.array([rng.uniform(-200, 200), rng.uniform(-160, 160),
-                                 -rng.uniform(380, 520)])
-        r, t = look_at(eye, centre + np.array([rng.uniform(-140, 140), rng.uniform(-100, 100), 0]))
-        img = render_view(tex, ppm, (-10.0, -10.0), TRUE_K, TRUE_DIST, plane_matrix(r, t), SIZE,
-                          background=140)
-        out.append((f"board-{i:02d}.png", add_noise(img, 2.0, seed + i)))
-    return out
+    return board_photos(spec, count, seed, TRUE_K, TRUE_DIST, SIZE, (200, 160, 380, 520),
+                        (140, 100))
 
 
 def table_view(layout: MarkerLayout, seed: int):

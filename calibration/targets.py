@@ -191,3 +191,32 @@ def table_texture(layout, x_range_mm, y_range_mm, px_per_mm: float,
                                    flags=cv2.INTER_NEAREST) > 0
         tex[mask] = warped[mask]
     return tex, (x0, -y1)
+
+
+def board_photos(spec: BoardSpec, count: int, seed: int, k: np.ndarray, dist: np.ndarray,
+                 size: tuple[int, int], eye_mm: tuple[float, float, float, float],
+                 aim_mm: tuple[float, float], name: str = "board-{:02d}.png"
+                 ) -> list[tuple[str, np.ndarray]]:
+    """`count` noisy photos of the board from tilted viewpoints, as (name, image).
+
+    Args:
+        eye_mm: (x, y, nearest, farthest): the camera sits up to x, y off the board centre,
+            at a distance drawn between nearest and farthest.
+        aim_mm: (x, y): it looks up to this far from the centre, so the board also reaches
+            the frame's corners, where distortion is strongest.
+    """
+    ppm = 2.0
+    tex = spec.image(ppm, 10.0)
+    rng = np.random.default_rng(seed)
+    centre = np.array([spec.cols * spec.square_mm / 2, spec.rows * spec.square_mm / 2, 0])
+    ex, ey, near, far = eye_mm
+    out = []
+    for i in range(count):
+        eye = centre + np.array([rng.uniform(-ex, ex), rng.uniform(-ey, ey),
+                                 -rng.uniform(near, far)])
+        r, t = look_at(eye, centre + np.array([rng.uniform(-aim_mm[0], aim_mm[0]),
+                                               rng.uniform(-aim_mm[1], aim_mm[1]), 0]))
+        img = render_view(tex, ppm, (-10.0, -10.0), k, dist, plane_matrix(r, t), size,
+                          background=140)
+        out.append((name.format(i), add_noise(img, 2.0, seed + i)))
+    return out

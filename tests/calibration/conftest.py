@@ -10,6 +10,7 @@ from dicecall.calibration.layout import Marker, MarkerLayout
 from dicecall.calibration.targets import (
     BoardSpec,
     add_noise,
+    board_photos,
     look_at,
     plane_matrix,
     render_view,
@@ -23,19 +24,8 @@ SIZE = (640, 480)
 
 def render_board(spec: BoardSpec, count: int, seed: int, k=K, dist=DIST):
     """`count` noisy photos of the board from tilted viewpoints, as (name, image)."""
-    ppm = 2.0
-    tex = spec.image(ppm, 10.0)
-    rng = np.random.default_rng(seed)
-    centre = np.array([spec.cols * spec.square_mm / 2, spec.rows * spec.square_mm / 2, 0])
-    out = []
-    for i in range(count):
-        eye = centre + np.array([rng.uniform(-170, 170), rng.uniform(-140, 140),
-                                 -rng.uniform(330, 430)])
-        r, t = look_at(eye, centre + np.array([rng.uniform(-70, 70), rng.uniform(-50, 50), 0]))
-        img = render_view(tex, ppm, (-10.0, -10.0), k, dist, plane_matrix(r, t), SIZE,
-                          background=140)
-        out.append((f"v{i}.png", add_noise(img, 2.0, seed + i)))
-    return out
+    return board_photos(spec, count, seed, k, dist, SIZE, (170, 140, 330, 430), (70, 50),
+                        name="v{}.png")
 
 
 @pytest.fixture(scope="session")
