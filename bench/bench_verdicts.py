@@ -24,6 +24,7 @@ import collections
 import tempfile
 from pathlib import Path
 
+from dicecall.datasets.schema import MIN_VISIBLE
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.reader import DiceReader
@@ -31,7 +32,6 @@ from dicecall.vision.verdict import VALID, verdict
 
 SCENES = {"shaker": "shaker", "throwbox": "throw_box", "craps": "table"}
 UNSAFE = ("stacked", "out_of_zone", "hidden", "void", "cocked_ph")
-MIN_VISIBLE = 0.3
 VOID_MARGIN_DEG = 10.0
 
 

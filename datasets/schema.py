@@ -14,6 +14,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 SCHEMA_VERSION = 1
+# A die less visible than this (behind the shaker wall, under the stick or another die) is
+# one no camera can read: training leaves it out, scoring neither counts it found nor missed,
+# and the verdict suite and replay truth treat it as a missing die.
+MIN_VISIBLE = 0.3
 GAMES = ("craps", "props-and-hops", "high-roll-dice", "high-roll-dice-6", "unknown")
 
 

@@ -12,10 +12,8 @@ import numpy as np
 
 from dicecall.datasets.layouts import CHIP_DIAMETER_MM
 from dicecall.datasets.physics import RAIL_WIDTH_MM
-from dicecall.datasets.schema import DieLabel
+from dicecall.datasets.schema import MIN_VISIBLE, DieLabel
 from dicecall.datasets.stage import Stage
-
-MIN_VISIBLE = 0.3
 
 
 def zones_file(stage: Stage):

@@ -14,6 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dicecall.datasets.schema import MIN_VISIBLE
+
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp")
 TILT_DEG = 5.0  # cocked above this many degrees: datasets.dice.COCKED_TILT_DEG
 TOP_FACE_SOURCES = ("matteop65",)  # sources whose boxes cover the top face only
@@ -85,7 +87,7 @@ def load_yolo(folder: Path, top_face: bool) -> list[Sample]:
     return out
 
 
-def load_scene_json(folder: Path, min_visible: float = 0.3) -> list[Sample]:
+def load_scene_json(folder: Path, min_visible: float = MIN_VISIBLE) -> list[Sample]:
     """Loads our synthetic layout: NAME.json (a datasets.schema SceneRecord) beside NAME.jpg.
 
     Dice less than `min_visible` visible are dropped: the detector is not asked to find a

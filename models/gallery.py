@@ -13,7 +13,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from dicecall.vision.evaluate_synth import MIN_VISIBLE
 from dicecall.vision.images import ImageError, load_image
 from dicecall.vision.preprocess import crops as cut_crops
 from dicecall.vision.scoring import match
@@ -29,7 +28,7 @@ def _labelled(folder: Path):
     from dicecall.vision.labelled import layout, read_yolo
 
     if layout(folder) == "json":
-        from dicecall.datasets.schema import load_folder
+        from dicecall.datasets.schema import MIN_VISIBLE, load_folder
 
         for path, rec in load_folder(folder):
             dice = [d for d in rec.dice if d.visible >= MIN_VISIBLE]

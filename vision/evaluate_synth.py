@@ -11,16 +11,12 @@ from .images import ImageError, load_image
 from .scoring import Score, match
 
 TILT_BANDS = ((0, 5), (5, 15), (15, 30), (30, 90))  # degrees; 5 is the labels' cocked line
-# A die less visible than this (behind the shaker wall, under another die) is not scored as
-# found or missed, and a detection on it is not false: no reader can read it, and the
-# verdict's dice count sends such a roll to review (models/data.py trains on the same rule).
-MIN_VISIBLE = 0.3
 
 
 def evaluate_synthetic(reader, folder: Path, tilt_threshold: float = 0.5,
                        stacked_threshold: float = 0.5) -> Result:
     """Face and detection score, plus recall of cocked / stacked dice by tilt band."""
-    from dicecall.datasets.schema import load_folder
+    from dicecall.datasets.schema import MIN_VISIBLE, load_folder
 
     score = Score()
     bands = {f"{lo}-{hi}": [0, 0] for lo, hi in TILT_BANDS}
