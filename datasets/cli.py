@@ -39,6 +39,9 @@ def generate(
     width: Annotated[int, typer.Option(help="image width, pixels")] = 640,
     height: Annotated[int, typer.Option(help="image height, pixels")] = 480,
     workers: Annotated[int, typer.Option(help="processes; 0 = all cores")] = 0,
+    rare: Annotated[
+        float, typer.Option(help="multiplier of the forced stacked/cocked/touching/out poses")
+    ] = 1.0,
 ) -> None:
     """Throws dice with pybullet, renders them and writes NAME.jpg + NAME.json pairs."""
     from pydantic import ValidationError
@@ -55,6 +58,7 @@ def generate(
             width=width,
             height=height,
             workers=workers,
+            rare=rare,
         )
     except ValidationError as exc:
         raise _fail(exc) from exc

@@ -31,6 +31,9 @@ class GenerateConfig(BaseModel):
     height: int = Field(480, ge=48, le=8192, description="image height, pixels")
     workers: int = Field(0, ge=0, le=256, description="processes; 0 = all cores")
     start: int = Field(0, ge=0, description="index of the first scene")
+    rare: float = Field(1.0, ge=0.0, le=10.0,
+                        description="multiplier of the forced rare poses (stacked, cocked, "
+                                    "touching, out of zone); 1 = the natural mix")
 
 
 def _worker_init() -> None:
@@ -44,14 +47,14 @@ def _worker_init() -> None:
     _SIM = Sim()
 
 
-def _one(args: tuple[str, int, int, int, int, str]) -> str:
+def _one(args: tuple[str, int, int, int, int, str, float]) -> str:
     """Renders scene `index` and writes NAME.jpg and NAME.json; returns NAME."""
     from dicecall.datasets.scene import make_scene, scene_seed
 
-    kind, seed, index, width, height, out = args
+    kind, seed, index, width, height, out, rare = args
     if _SIM is None:
         _worker_init()
-    jpeg, rec = make_scene(_SIM, kind, scene_seed(seed, index), width, height)
+    jpeg, rec = make_scene(_SIM, kind, scene_seed(seed, index), width, height, rare)
     name = f"{kind}_{index:07d}"
     rec.image = name + ".jpg"
     Path(out, rec.image).write_bytes(jpeg)
@@ -71,7 +74,7 @@ def generate(cfg: GenerateConfig, progress: bool = True) -> list[str]:
     """
     cfg.out.mkdir(parents=True, exist_ok=True)
     jobs = [
-        (cfg.scene, cfg.seed, cfg.start + i, cfg.width, cfg.height, str(cfg.out))
+        (cfg.scene, cfg.seed, cfg.start + i, cfg.width, cfg.height, str(cfg.out), cfg.rare)
         for i in range(cfg.count)
     ]
     workers = cfg.workers or os.cpu_count() or 1

@@ -218,15 +218,19 @@ def touch(sim: Sim, layout: Layout, i: int, j: int, rng: np.random.Generator) ->
     sim.set_pose(i, pos, matrix_to_quat(r))
 
 
-def force(sim: Sim, layout: Layout, rng: np.random.Generator) -> list[str]:
+def force(sim: Sim, layout: Layout, rng: np.random.Generator, rare: float = 1.0) -> list[str]:
     """Applies a random set of forced placements, each to a different die.
+
+    `rare` multiplies every FORCE_PROBABILITY (capped at 1): training sets for the tilt and
+    die-on-die heads need more of these poses than the suites that score the verdicts.
 
     Returns:
         Names of the placements applied, e.g. ["stack:1on0", "lean:0"], for the record.
     """
     n, done, free = len(sim.dice), [], list(rng.permutation(len(sim.dice)))
     for name, prob in FORCE_PROBABILITY.items():
-        if rng.random() >= prob or not free or (name in ("stack", "touch") and n < 2):
+        pairwise = name in ("stack", "touch")
+        if rng.random() >= min(1.0, prob * rare) or not free or (pairwise and n < 2):
             continue
         i = int(free.pop())
         if name == "lean":

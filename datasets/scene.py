@@ -114,7 +114,7 @@ def _look(kind: str, rng: np.random.Generator) -> Look:
     )
 
 
-def simulate(sim: Sim, kind: str, rng: np.random.Generator):
+def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0):
     """Builds the table, throws and settles the dice, applies forced placements.
 
     Returns:
@@ -129,14 +129,14 @@ def simulate(sim: Sim, kind: str, rng: np.random.Generator):
         sim.add_die(st, [0.0, 0.0, 500.0], [0, 0, 0, 1])
     throw(sim, layout, rng)
     sim.settle(4.0)
-    forced = force(sim, layout, rng)
+    forced = force(sim, layout, rng, rare)
     if forced:
         sim.settle(3.0)
     return layout, game, roll, styles, forced, sim.states()
 
 
 def make_scene(
-    sim: Sim, kind: str, seed: int, width: int = 640, height: int = 480
+    sim: Sim, kind: str, seed: int, width: int = 640, height: int = 480, rare: float = 1.0
 ) -> tuple[bytes, SceneRecord]:
     """Simulates, renders and labels one scene.
 
@@ -145,12 +145,13 @@ def make_scene(
         kind: "shaker", "throwbox" or "craps".
         seed: the scene seed (see `scene_seed`).
         width, height: image size in pixels.
+        rare: multiplier of the forced placement probabilities (`placements.force`).
 
     Returns:
         (JPEG bytes, record with `image` left empty for the caller to name).
     """
     rng = np.random.default_rng(seed)
-    layout, game, roll, styles, forced, states = simulate(sim, kind, rng)
+    layout, game, roll, styles, forced, states = simulate(sim, kind, rng, rare)
     pos = np.array([s.position_mm for s in states])
     size = max(st.size_mm for st in styles)
     in_view = pos[np.linalg.norm(pos[:, :2] - pos[:, :2].mean(axis=0), axis=1) < 400]

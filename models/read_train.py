@@ -25,8 +25,9 @@ from dicecall.models.trainloop import (
 
 REAL_REPEAT = 2  # each real die appears this often per epoch: real photos are few
 SYNTH_PER_REAL = 2.0  # at most this many synthetic dice per real die in one epoch
-FLAG_REPEAT = 2  # cocked and stacked dice are a few percent of the scenes; the regulation's
-# no-roll calls depend on them, so each appears this often per epoch
+FLAG_REPEAT = 1  # every cocked and stacked synthetic die, every epoch: the no-roll calls depend
+# on them. The `--rare` training sets (models/reader.md) make them plentiful, so once is enough
+FLAG_WEIGHT = 0.25  # weight of the flags' balanced accuracy in choosing the best epoch
 
 
 def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator
@@ -64,36 +65,51 @@ def reader_loss(model: Reader, batch: dict[str, torch.Tensor]) -> tuple[torch.Te
     return loss, {"face": lf.item(), "pip": lp.item(), "tilt": lt.item(), "stacked": ls.item()}
 
 
-def contract_crops(samples: list[Sample]) -> tuple[np.ndarray, np.ndarray]:
+def contract_crops(samples: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Reader inputs cut exactly as the runtime does, around the labelled dice.
 
     Returns:
-        (crops, faces): [D, 3, 64, 64] float32; [D] int64 faces 1-6.
+        (crops, faces, flags): [D, 3, 64, 64] float32; [D] int64 faces 1-6; [D, 2] float32
+        tilt and stacked labels (NaN = unknown).
     """
-    crops, faces = [], []
+    crops, faces, flags = [], [], []
     for s in samples:
         frame = read_rgb(s.image)
-        for (cx, cy), size, face in zip(s.centres, die_size(s), s.faces, strict=True):
+        for k, ((cx, cy), size, face) in enumerate(zip(s.centres, die_size(s), s.faces,
+                                                       strict=True)):
             crops.append(crop_die(frame, cx, cy, CROP_SCALE * size))
             faces.append(face)
+            flags.append((s.tilt[k], s.stacked[k]))
     if not crops:
-        return np.zeros((0, 3, 64, 64), np.float32), np.zeros(0, np.int64)
-    return crops_to_input(np.stack(crops)), np.array(faces, np.int64)
+        return (np.zeros((0, 3, 64, 64), np.float32), np.zeros(0, np.int64),
+                np.zeros((0, 2), np.float32))
+    return (crops_to_input(np.stack(crops)), np.array(faces, np.int64),
+            np.array(flags, np.float32))
 
 
 @torch.no_grad()
-def accuracy(model: Reader, crops: np.ndarray, faces: np.ndarray) -> tuple[float, float]:
-    """Fractions of crops whose arg-max face, and whose pip count, equal the label (NaN when
-    there are none)."""
+def accuracy(model: Reader, crops: np.ndarray, faces: np.ndarray, flags: np.ndarray
+             ) -> tuple[float, float, float]:
+    """Fractions of crops whose arg-max face, and whose pip count, equal the label, and the
+    balanced accuracy of the tilt and stacked flags at 0.5, averaged over the flags that have
+    both classes (NaN when there is nothing to score)."""
     if len(faces) == 0:
-        return float("nan"), float("nan")
+        return float("nan"), float("nan"), float("nan")
     model.eval()
     outs = [model(torch.from_numpy(crops[i : i + 256])) for i in range(0, len(crops), 256)]
     model.train()
     pred = torch.cat([o[0].argmax(1) for o in outs]).numpy() + 1
     heat = torch.cat([o[1] for o in outs]).numpy()
     pips = count_pips(heat, PIP_THRESHOLD)
-    return float((pred == faces).mean()), float((pips == faces).mean())
+    raised = np.stack([torch.cat([o[k] for o in outs])[:, 0].numpy() > 0 for k in (2, 3)], 1)
+    balanced = []
+    for k in range(2):
+        known = ~np.isnan(flags[:, k])
+        pos, neg = known & (flags[:, k] > 0.5), known & (flags[:, k] <= 0.5)
+        if pos.any() and neg.any():
+            balanced.append((raised[pos, k].mean() + (~raised[neg, k]).mean()) / 2)
+    flag = float(np.mean(balanced)) if balanced else float("nan")
+    return float((pred == faces).mean()), float((pips == faces).mean()), flag
 
 
 def epoch_order(cache: CropCache, rng: np.random.Generator) -> np.ndarray:
@@ -138,9 +154,14 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
         batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
                    for b in range(steps)]
         train_epoch(model, opt, batches, reader_loss, epoch, epochs, lr, log, 20)
-        (acc_real, _), (acc_syn, pip_syn) = accuracy(model, *val_real), accuracy(model, *val_syn)
-        log(event="valid", epoch=epoch + 1, real=acc_real, synthetic=acc_syn, pips=pip_syn)
-        score = acc_real if np.isnan(acc_syn) else (acc_real + acc_syn) / 2
+        (acc_real, _, _), (acc_syn, pip_syn, flag_syn) = (accuracy(model, *val_real),
+                                                          accuracy(model, *val_syn))
+        log(event="valid", epoch=epoch + 1, real=acc_real, synthetic=acc_syn, pips=pip_syn,
+            flags=flag_syn)
+        # The face alone chose the best epoch before; the cocked and die-on-die calls rest on
+        # the flags, so they count too.
+        faces = [a for a in (acc_real, acc_syn) if not np.isnan(a)]
+        score = (np.mean(faces) if faces else 0.0) + FLAG_WEIGHT * np.nan_to_num(flag_syn)
         if score > best:
             best = score
             save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)

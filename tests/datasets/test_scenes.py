@@ -149,3 +149,18 @@ def test_scene_whose_dice_land_far_apart_is_still_framed(sim):
     within 400 mm of their mean and framing them crashed the whole generate run."""
     _, rec = make_scene(sim, "craps", scene_seed(13, 1506), 160, 120)
     assert len(rec.dice) == 2
+
+
+def test_rare_multiplier_scales_the_forced_poses(sim):
+    """`--rare 0` gives only natural throws; `--rare 3` forces the no-roll poses in most
+    scenes, and the same seed with the default mix differs only by them."""
+    from dicecall.datasets.scene import simulate
+
+    def forced(rare):
+        return [simulate(sim, "shaker", np.random.default_rng(s), rare)[4] for s in range(12)]
+
+    assert all(f == [] for f in forced(0.0))
+    many, natural = forced(3.0), forced(1.0)
+    # Two dice take at most two placements, so the count saturates; every scene gets one.
+    assert all(many) and sum(map(len, many)) > sum(map(len, natural))
+    assert sum(bool(f) for f in natural) < len(natural)
