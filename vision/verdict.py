@@ -32,6 +32,9 @@ class VerdictConfig(BaseModel):
     void_margin: float = Field(0.35, ge=0.0, le=1.0,
                                description="a cocked die whose two best faces are closer than "
                                            "this rests on more than one side: void")
+    stack_reach: float = Field(1.2, gt=0.0, le=5.0,
+                               description="a die on a die has the die beneath it within this "
+                                           "x its own side (centre to centre)")
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     rolled = (in_play | _zone_reasons(dice, profile, zones, cfg, reasons)) & ~held
     play = np.flatnonzero(rolled)
     _count_reasons(profile, len(play), reasons)
+    _stacked_reasons(dice, profile, len(play), cfg, reasons)
     _die_reasons(dice, profile, play, cfg, reasons)
     order = _stable_order(dice, play)
     status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
@@ -115,7 +119,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
 
 
 def _zone_reasons(dice, profile, zones, cfg, reasons) -> np.ndarray:
-    """Flags dice in no-roll zones and dice on dice; returns the (N,) mask of the former."""
+    """Flags dice in no-roll zones; returns the (N,) mask of them."""
     sec = profile.sections
     flagged = np.zeros(len(dice), bool)
     # 623a.8(c): in Craps a no roll "may" be called; the boxperson decides, so it is flagged.
@@ -127,11 +131,31 @@ def _zone_reasons(dice, profile, zones, cfg, reasons) -> np.ndarray:
             reasons.append(Reason(f"rest_on_{name}", status, sec["no_roll_zone"],
                                   tuple(int(i) for i in hit),
                                   f"die at rest on the {name.replace('_', ' ')}"))
-    stacked = np.flatnonzero(dice.stacked >= cfg.stacked_threshold) if len(dice) else []
-    if len(stacked):
-        reasons.append(Reason("die_on_die", NO_ROLL, sec["stacked"],
-                              tuple(int(i) for i in stacked), "one die rests on another"))
     return flagged
+
+
+def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons) -> None:
+    """Die on die (623a.8(b), 668a.3(h), 675a.4(b)). A die can only rest on a die: when the
+    flag is raised but no other die is within reach and no die is missing, there is none
+    beneath it, and the flag is recorded without calling a no roll. When a die is missing,
+    the one beneath may be hidden under it, so the flag stands."""
+    flagged = np.flatnonzero(dice.stacked >= cfg.stacked_threshold) if len(dice) else []
+    if not len(flagged):
+        return
+    side = np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0], dice.boxes[:, 3] - dice.boxes[:, 1])
+    short = n_play < profile.expected
+    on_die, alone = [], []
+    for i in flagged:
+        gap = np.hypot(*(dice.centers - dice.centers[i]).T)
+        gap[i] = np.inf
+        (on_die if short or gap.min() <= cfg.stack_reach * side[i] else alone).append(int(i))
+    sec = profile.sections["stacked"]
+    if on_die:
+        reasons.append(Reason("die_on_die", NO_ROLL, sec, tuple(on_die),
+                              "one die rests on another"))
+    if alone:
+        reasons.append(Reason("stacked_flag_alone", VALID, sec, tuple(alone),
+                              "die-on-die flag raised with no die beneath it to rest on"))
 
 
 def _count_reasons(profile: GameProfile, n: int, reasons) -> None:

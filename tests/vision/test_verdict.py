@@ -53,8 +53,8 @@ ROWS = [
      "die_on_die"),
     ("668a.3(h) die on die", PROPS, [TWO[0], (110, 105, 6, {"stacked": 0.8})], NO_ROLL,
      "die_on_die"),
-    ("675a.4(b) die on die", HIGH, [(30 * k + 10, 50, 2, {"stacked": 0.9 * (k == 3)})
-                                    for k in range(10)], NO_ROLL, "die_on_die"),
+    ("675a.4(b) die on die", HIGH, [(30 * k + 10, 50, 2) for k in range(9)]
+     + [(105, 58, 2, {"stacked": 0.9})], NO_ROLL, "die_on_die"),
     ("623a.9(b) cocked counts", CRAPS, [TWO[0], (200, 120, 5, COCKED)], VALID, "cocked_counts"),
     ("675a.4(c) cocked counts", HIGH, [(30 * k + 10, 50, 2, COCKED if k == 0 else {})
                                        for k in range(10)], VALID, "cocked_counts"),
@@ -135,3 +135,34 @@ def test_evidence_for_every_status(specs):
     annotated = cv2.imdecode(np.frombuffer(ev.annotated_jpeg, np.uint8), cv2.IMREAD_COLOR)
     assert clean.shape == annotated.shape == frame.shape
     assert np.abs(clean.astype(int) - annotated.astype(int)).sum() > 0
+
+
+STACKED = {"stacked": 0.9}
+
+
+@pytest.mark.parametrize(("game", "section"), [(CRAPS, "623a.8(b)"), (PROPS, "668a.3(h)"),
+                                               (HIGH, "675a.4(b)")])
+def test_stacked_flag_with_no_die_beneath_is_recorded_not_called(game, section):
+    """A die can only rest on a die: a flag on a die with no other die within reach, and no
+    die missing, is reported (stacked_flag_alone) but does not make a no roll."""
+    n = profile(game).expected
+    specs = [(40 * k + 20, 50, 2) for k in range(n - 1)] + [(300, 250, 5, STACKED)]
+    v = verdict(dice(*specs), profile(game), ZONES)
+    assert v.status == VALID
+    alone = [r for r in v.reasons if r.code == "stacked_flag_alone"]
+    assert alone and alone[0].dice == (n - 1,) and alone[0].section == section
+
+
+def test_stacked_flag_stands_when_a_die_is_missing_623a_8_b():
+    """The die beneath may be hidden under the flagged one: with a die short, the flag is a
+    die on die, not only a missing die."""
+    v = verdict(dice((300, 250, 5, STACKED)), profile(CRAPS), ZONES)
+    assert v.status == NO_ROLL
+    assert {"die_on_die", "die_missing"} <= {r.code for r in v.reasons}
+
+
+@pytest.mark.parametrize(("dx", "status"), [(24.0, NO_ROLL), (24.5, VALID)])
+def test_stack_reach_boundary(dx, status):
+    """Boxes are 20 px: the die beneath must be within 1.2 x 20 = 24 px, centre to centre."""
+    v = verdict(dice((100, 100, 3), (100 + dx, 100, 4, STACKED)), profile(CRAPS), ZONES)
+    assert v.status == status
