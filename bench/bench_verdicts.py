@@ -61,7 +61,7 @@ def zones_of(rec, scene: str) -> Zones:
 def run_scene_type(reader, scene: str, folder: Path) -> dict:
     from dicecall.datasets.schema import load_folder
 
-    table = collections.Counter()
+    table, why = collections.Counter(), collections.Counter()
     wrong_valid = rolls = 0
     for path, rec in load_folder(folder):
         category, faces = truth(rec)
@@ -70,9 +70,11 @@ def run_scene_type(reader, scene: str, folder: Path) -> dict:
                     zones_of(rec, scene))
         table[(category, v.status)] += 1
         rolls += 1
+        if category not in UNSAFE and v.status != VALID:
+            why.update({r.code for r in v.reasons if r.status != VALID})
         if v.status == VALID and (category in UNSAFE or sorted(v.faces) != faces):
             wrong_valid += category not in UNSAFE
-    return {"table": table, "rolls": rolls, "wrong_face_valid": wrong_valid}
+    return {"table": table, "rolls": rolls, "wrong_face_valid": wrong_valid, "why": why}
 
 
 def main() -> None:
@@ -111,6 +113,12 @@ def print_table(scene: str, result: dict) -> None:
         print(f"{c:<14}{table[c, 'valid']:>8}{table[c, 'no_roll']:>9}"
               f"{table[c, 'needs_review']:>8}")
     print(f"wrong faces on rolls called valid: {result['wrong_face_valid']}")
+    safe_missed = sum(n for (c, st), n in table.items() if c not in UNSAFE and st != VALID)
+    if safe_missed:
+        print(f"why the {safe_missed} valid rolls were not called valid (a roll can have "
+              "several reasons):")
+        for code, n in result["why"].most_common():
+            print(f"  {code:<22}{n:>6}")
 
 
 def print_targets(t: collections.Counter) -> None:
