@@ -1,4 +1,5 @@
-"""Running the reader over a labelled set to collect `Samples` (raw logits, flags, labels).
+"""Running the reader over a labelled set to collect `Samples` (raw logits, pip readings,
+flags, labels).
 
 Sources: our synthetic JSON folders (faces, cocked and stacked labels), YOLO folders and
 COCO exports from a labelling tool (faces only), and face-per-folder crop sets.
@@ -16,6 +17,7 @@ import numpy as np
 from dicecall.vision.images import ImageError, load_image
 from dicecall.vision.labelled import layout, read_crops, read_yolo
 from dicecall.vision.preprocess import crops
+from dicecall.vision.reader import read_batch
 from dicecall.vision.scoring import match
 
 from . import CalibrationError
@@ -25,10 +27,9 @@ Item = tuple[Path, np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]
 
 
 def raw_outputs(reader, frame: np.ndarray, whole: bool = False):
-    """The reader's outputs before the temperature: centres (K, 2), logits (K, 6), tilt and
-    stacked probabilities (K,). `whole`: the frame is one die seen from above (a crop)."""
-    from dicecall.vision.decode import sigmoid
-
+    """The reader's outputs before the temperature: centres (K, 2), logits (K, 6), the pip
+    reading (K,) int8 as the edge counts it, tilt and stacked probabilities (K,).
+    `whole`: the frame is one die seen from above (a crop)."""
     if whole:
         h, w = frame.shape[:2]
         centers = np.array([[w / 2, h / 2]], np.float32)
@@ -38,12 +39,10 @@ def raw_outputs(reader, frame: np.ndarray, whole: bool = False):
         sides = reader.config.crop_scale * np.maximum(boxes[:, 2] - boxes[:, 0],
                                                       boxes[:, 3] - boxes[:, 1])
     if len(centers) == 0:
-        return centers, np.zeros((0, 6), np.float32), np.zeros(0, np.float32), \
-            np.zeros(0, np.float32)
+        return centers, np.zeros((0, 6), np.float32), np.zeros(0, np.int8), \
+            np.zeros(0, np.float32), np.zeros(0, np.float32)
     batch = crops(frame, centers, sides, reader.config.crop_size)
-    logits, tilt, stacked = reader.reader.run(["face_logits", "tilt_logit", "stacked_logit"],
-                                              {"crops": batch})
-    return centers, logits.astype(np.float32), sigmoid(tilt[:, 0]), sigmoid(stacked[:, 0])
+    return (centers, *read_batch(reader.reader, batch, reader.config))
 
 
 def _json_items(folder: Path) -> Iterator[Item]:
@@ -120,7 +119,7 @@ def collect(reader, folder: Path, limit: int | None = None) -> tuple[Samples, di
         if whole:
             h, w = frame.shape[:2]
             boxes = np.array([[0, 0, w, h]], np.float32)
-        centers, logits, tilt, stk = raw_outputs(reader, frame, whole=whole)
+        centers, logits, pips, tilt, stk = raw_outputs(reader, frame, whole=whole)
         pairs = match(centers, boxes)
         counts["images"] += 1
         counts["labelled"] += len(faces)
@@ -131,6 +130,7 @@ def collect(reader, folder: Path, limit: int | None = None) -> tuple[Samples, di
         p, g = (np.array(v) for v in zip(*pairs, strict=True))
         parts.append(Samples(logits=logits[p], face=faces[g].astype(np.int8), tilt=tilt[p],
                              stacked=stk[p], cocked_label=cocked[g], stacked_label=stacked[g],
-                             group=np.full(len(p), image_key(image.name), np.int64)))
+                             group=np.full(len(p), image_key(image.name), np.int64),
+                             pip_face=pips[p]))
     counts["missed"] = counts["labelled"] - counts["matched"]
     return Samples.concat(parts), counts

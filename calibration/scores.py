@@ -12,6 +12,9 @@ import numpy as np
 from . import CalibrationError
 
 UNKNOWN = -1  # label value for a flag the source does not give (YOLO has no cocked labels)
+# Fields an old samples file may lack, and the value they load with. pip_face was added
+# later: a file saved before it loads with every pip reading UNKNOWN.
+OPTIONAL = ("pip_face",)
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,6 +29,8 @@ class Samples:
         cocked_label: (N,) int8 1 cocked, 0 flat, -1 unknown.
         stacked_label: (N,) int8 1 die on die, 0 not, -1 unknown.
         group: (N,) int64 image key (dice of one image share it; the split is by image).
+        pip_face: (N,) int8 the independent pip reading (`Dice.pip_face`): 1-6, 0 when the
+            pips were unreadable, -1 (UNKNOWN) when it was not recorded (old samples files).
     """
 
     logits: np.ndarray
@@ -35,9 +40,14 @@ class Samples:
     cocked_label: np.ndarray
     stacked_label: np.ndarray
     group: np.ndarray
+    pip_face: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.face)
+        pips = np.full(n, UNKNOWN) if self.pip_face is None else np.asarray(self.pip_face)
+        if pips.size and not ((pips >= UNKNOWN) & (pips <= 6)).all():
+            raise ValueError("Samples.pip_face: readings must be 1-6, 0 or -1 (unknown)")
+        object.__setattr__(self, "pip_face", pips.astype(np.int8))
         for f in fields(self):
             v = getattr(self, f.name)
             want = (n, 6) if f.name == "logits" else (n,)
@@ -45,6 +55,12 @@ class Samples:
                 raise ValueError(f"Samples.{f.name}: expected shape {want}, got {v.shape}")
         if n and not ((self.face >= 1) & (self.face <= 6)).all():
             raise ValueError("Samples.face: labels must be 1-6")
+
+    @property
+    def has_pips(self) -> bool:
+        """Every die carries its pip reading (0 included), so the verdict's pip check can be
+        applied to these samples."""
+        return bool((self.pip_face != UNKNOWN).all())
 
     def __len__(self) -> int:
         return len(self.face)
@@ -68,10 +84,10 @@ class Samples:
         if not p.is_file():
             raise CalibrationError(f"{p}: no such samples file")
         with np.load(p) as data:
-            missing = {f.name for f in fields(cls)} - set(data.files)
+            missing = {f.name for f in fields(cls)} - set(data.files) - set(OPTIONAL)
             if missing:
                 raise CalibrationError(f"{p}: not a samples file (missing {sorted(missing)})")
-            return cls(**{f.name: data[f.name] for f in fields(cls)})
+            return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data.files})
 
     @classmethod
     def concat(cls, parts: list[Samples]) -> Samples:
@@ -87,7 +103,8 @@ def image_key(name: str) -> int:
 
 
 def synthetic_samples(n: int, temperature: float, seed: int, hard_fraction: float = 0.08,
-                      cocked_rate: float = 0.05, stacked_rate: float = 0.03) -> Samples:
+                      cocked_rate: float = 0.05, stacked_rate: float = 0.03,
+                      pip_error: float | None = None) -> Samples:
     """Dice whose true answers are known, for tests and for reports before a model exists.
 
     Calibrated logits z are drawn first (one class with a margin: most dice easy, a
@@ -96,10 +113,17 @@ def synthetic_samples(n: int, temperature: float, seed: int, hard_fraction: floa
     that calibrates them is `temperature`. Tilt and stacked probabilities are sigmoids of
     Gaussian logits that separate the classes well but not perfectly.
 
+    The pip reading, when simulated, is the labelled face except for a `pip_error` share of
+    dice: half of those are unreadable (0) and half repeat the classifier's reading, a
+    failure both readers share (glare hiding a pip fools both). So a wrong classifier read
+    is caught by the pips except in pip_error / 2 of cases, as with an independent reader.
+
     Args:
         n: dice; two dice per image for the split.
         temperature: the answer temperature scaling should find, > 0.
         seed: random seed.
+        pip_error: share of dice whose pips are misread, in [0, 1]; None: no pip readings
+            (every pip_face UNKNOWN, as in samples saved before they were recorded).
     """
     rng = np.random.default_rng(seed)
     z = rng.normal(0.0, 1.0, (n, 6))
@@ -115,8 +139,13 @@ def synthetic_samples(n: int, temperature: float, seed: int, hard_fraction: floa
     tilt = np.where(cocked, rng.normal(3.0, 1.6, n), rng.normal(-4.5, 1.6, n))
     stack = np.where(stacked, rng.normal(3.5, 1.5, n), rng.normal(-5.0, 1.5, n))
     group = np.array([image_key(f"synthetic-{seed}-{i // 2}") for i in range(n)], np.int64)
+    pips = None
+    if pip_error is not None:  # drawn last, so the other arrays do not depend on it
+        miss = rng.random(n)
+        pips = np.where(miss >= pip_error, face, np.where(miss < pip_error / 2, 0,
+                                                           z.argmax(1) + 1))
     return Samples(logits=(temperature * z).astype(np.float32), face=face.astype(np.int8),
                    tilt=(1 / (1 + np.exp(-tilt))).astype(np.float32),
                    stacked=(1 / (1 + np.exp(-stack))).astype(np.float32),
                    cocked_label=cocked.astype(np.int8), stacked_label=stacked.astype(np.int8),
-                   group=group)
+                   group=group, pip_face=pips)

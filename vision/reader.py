@@ -32,6 +32,23 @@ def open_session(path: Path, threads: int):
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
+def read_batch(session, batch: np.ndarray, cfg: ReaderConfig):
+    """The crop reader on a batch of crops, before the temperature.
+
+    One home for the edge and for `dicecall calibrate model`, so the pip reading the
+    thresholds are calibrated on is the one the verdict checks.
+
+    Returns:
+        (K, 6) float32 raw face logits, (K,) int8 pip reading (0: not a face), (K,) tilt and
+        (K,) stacked probabilities.
+    """
+    logits, pips, tilt, stacked = session.run(
+        ["face_logits", "pip_heatmap", "tilt_logit", "stacked_logit"], {"crops": batch})
+    pip_face = count_pips(pips, cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
+    return (np.asarray(logits, np.float32), pip_face, sigmoid(tilt[:, 0]),
+            sigmoid(stacked[:, 0]))
+
+
 class DiceReader:
     """Reads every die in a BGR frame."""
 
@@ -80,11 +97,8 @@ class DiceReader:
 
     def _read_crops(self, frame, centers, boxes, sides, scores) -> Dice:
         cfg = self.config
-        batch = crops(frame, centers, sides, cfg.crop_size)
-        logits, pips, tilt, stacked = self.reader.run(
-            ["face_logits", "pip_heatmap", "tilt_logit", "stacked_logit"], {"crops": batch})
+        logits, pip_face, tilt, stacked = read_batch(
+            self.reader, crops(frame, centers, sides, cfg.crop_size), cfg)
         probs = softmax(logits, cfg.temperature)
-        pip_face = count_pips(pips, cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
         return Dice(centers=centers, boxes=boxes, face=probs.argmax(1) + 1, face_probs=probs,
-                    pip_face=pip_face, tilt=sigmoid(tilt[:, 0]),
-                    stacked=sigmoid(stacked[:, 0]), det_score=scores)
+                    pip_face=pip_face, tilt=tilt, stacked=stacked, det_score=scores)

@@ -12,7 +12,7 @@ from dicecall.calibration import CalibrationError
 from dicecall.calibration.collect import collect
 from dicecall.calibration.model import calibrate_samples
 from dicecall.calibration.profile import load_profile
-from dicecall.calibration.scores import synthetic_samples
+from dicecall.calibration.scores import Samples, synthetic_samples
 from dicecall.vision.config import ReaderConfig
 from dicecall.vision.verdict import VerdictConfig
 
@@ -43,17 +43,29 @@ def test_profile_for_another_model_is_refused(tmp_path):
         load_profile(tmp_path / "bad.json")
 
 
+# Pip-centre cells on a 16 x 16 heatmap, all within pip_radius of the centre.
+_PIP_CELLS = [(8, 8), (6, 6), (10, 10), (6, 10), (10, 6), (8, 5), (8, 11)]
+
+
 class _Session:
-    """Reads the face from the crop's centre grey level (face * 40), as a model would."""
+    """Reads the face from the crop's centre red level (face * 40) and draws as many pips on
+    the pip heatmap as the green level says (pips * 30), as a model would."""
 
     def run(self, names, feeds):
         crops = feeds["crops"]
         c = crops.shape[2] // 2
         face = np.clip(np.round(crops[:, 0, c, c] * 255 / 40), 1, 6).astype(int)
+        pips = np.round(crops[:, 1, c, c] * 255 / 30).astype(int)
         logits = np.full((len(crops), 6), -3.0, np.float32)
         logits[np.arange(len(crops)), face - 1] = 5.0
+        heat = np.zeros((len(crops), 1, 16, 16), np.float32)
+        heat[:, 0, 0, 0] = 0.9  # a neighbouring die's pip at the crop's edge: not counted
+        for k, n in enumerate(pips):
+            for r, q in _PIP_CELLS[:n]:
+                heat[k, 0, r, q] = 0.9
         tilt = (face == 6).astype(np.float32)[:, None] * 6 - 3  # "cocked" dice show a 6 here
-        out = {"face_logits": logits, "tilt_logit": tilt, "stacked_logit": -tilt}
+        out = {"face_logits": logits, "pip_heatmap": heat, "tilt_logit": tilt,
+               "stacked_logit": -tilt}
         return [out[n] for n in names]
 
 
@@ -69,6 +81,10 @@ class _Reader:
         return centers.astype(np.float32), boxes, np.ones(len(boxes), np.float32)
 
 
+# Pips shown by each die: agree, agree, none (unreadable), 5 on a 4; 7 is not a face.
+PIPS = [(1, 6), (2, 6), (0, 6), (5, 7)]
+
+
 def test_collect_matches_dice_to_labels(tmp_path):
     truth = []
     for i in range(4):
@@ -78,6 +94,7 @@ def test_collect_matches_dice_to_labels(tmp_path):
             x0, y0 = 60 + 120 * j, 80
             box = [x0, y0, x0 + 40, y0 + 40]
             img[y0:y0 + 40, x0:x0 + 40] = face * 40
+            img[y0:y0 + 40, x0:x0 + 40, 1] = PIPS[i][j] * 30  # BGR: green
             dice.append({"face": face, "box": box, "cocked": face == 6, "stacked": False})
             boxes.append(box)
         truth.append(np.array(boxes, np.float32))
@@ -90,6 +107,10 @@ def test_collect_matches_dice_to_labels(tmp_path):
     assert np.array_equal(read, samples.face)
     assert samples.cocked_label.tolist() == [0, 1] * 4
     assert np.array_equal(samples.tilt > 0.5, samples.cocked_label == 1)
+    # The pip reading is kept as the edge counts it: 0 when the count is not a face.
+    assert samples.pip_face.tolist() == [1, 6, 2, 6, 0, 6, 5, 0] and samples.has_pips
+    samples.save(tmp_path / "s.npz")
+    assert np.array_equal(Samples.load(tmp_path / "s.npz").pip_face, samples.pip_face)
 
 
 def test_collect_refuses_an_unknown_folder(tmp_path):
