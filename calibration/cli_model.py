@@ -28,8 +28,10 @@ def model(
     """Temperature and thresholds, fitted on half the images and checked on the other half.
 
     The auto-accept threshold (min_confidence) keeps the error rate of accepted reads under
-    --target with a one-sided Clopper-Pearson bound; tilt and stacked thresholds maximise
-    recall with at most --max-false-flag false flags.
+    --target with a one-sided Clopper-Pearson bound. Accepted reads are those the verdict
+    accepts: confidence at the threshold and a pip count that agrees with the face (samples
+    without pip readings fall back to all reads, a stricter threshold). Tilt and stacked
+    thresholds maximise recall with at most --max-false-flag false flags.
     """
     from dicecall.vision.config import ReaderConfig
 
@@ -79,9 +81,14 @@ def simulate(
     temperature: Annotated[float, typer.Option(help="true temperature", min=0.1,
                                                max=10.0)] = 1.8,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    pip_error: Annotated[float | None, typer.Option(
+        help="also simulate pip readings, this share misread (default: none, as in samples "
+             "saved before pip readings were recorded)", min=0.0, max=1.0)] = None,
 ) -> None:
     """Synthetic per-die scores with a known temperature, to try `model --samples`."""
     from .scores import synthetic_samples
 
-    synthetic_samples(n, temperature, seed).save(out, temperature=temperature, seed=seed)
-    typer.echo(f"{n} synthetic dice (temperature {temperature}, seed {seed}) -> {out}")
+    synthetic_samples(n, temperature, seed, pip_error=pip_error).save(
+        out, temperature=temperature, seed=seed)
+    pips = "" if pip_error is None else f", pips misread {pip_error:g}"
+    typer.echo(f"{n} synthetic dice (temperature {temperature}, seed {seed}{pips}) -> {out}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from dicecall.vision.verdict import VerdictConfig
 
 from . import CalibrationError
@@ -17,7 +19,7 @@ from .fit import (
     flag_threshold,
     nll,
 )
-from .profile import Evidence, ModelProfile, ReaderCalibration
+from .profile import RULE_CONF, RULE_PIPS, Evidence, ModelProfile, ReaderCalibration
 from .scores import Samples
 from .stats import clopper_pearson_upper
 
@@ -34,6 +36,20 @@ class Calibration:
     accept: AcceptResult
     tilt: FlagResult | None
     stacked: FlagResult | None
+
+
+def acceptable(samples: Samples, read: np.ndarray, rule: str) -> np.ndarray:
+    """(N,) bool: the reads the verdict can auto-accept, whatever their confidence.
+
+    The verdict sends a die whose pip count differs from the classifier's face (or whose
+    pips are unreadable) to review as a dispute over the uppermost face (623a.9(c),
+    `readings_disagree`), so only reads whose pips agree are ever auto-accepted, and the error
+    rate that matters is the one among them. Under RULE_CONF (no pip readings recorded) every
+    read counts, which bounds the same rate from above, more strictly than needed.
+    """
+    if rule == RULE_CONF:
+        return np.ones(len(samples), bool)
+    return samples.pip_face == read
 
 
 def _flag(fit: Samples, held: Samples, which: str, max_false: float, default: float,
@@ -77,16 +93,28 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
         raise CalibrationError(f"{len(fit)} fit and {len(held)} held-out dice; need at least "
                                f"{MIN_DICE} in each half to calibrate")
     notes: list[str] = []
+    rule = RULE_PIPS if samples.has_pips else RULE_CONF
+    if rule == RULE_CONF:
+        missing = int((samples.pip_face < 0).sum())
+        notes.append(f"no pip reading recorded for {missing} of {len(samples)} dice (a "
+                     "samples file from before pip readings were collected, or simulated "
+                     "without --pip-error): min_confidence is certified on all reads, not "
+                     "only those whose pips agree, so it is stricter than needed; collect the "
+                     "samples again to fit it on the reads the verdict can accept")
     temp = fit_temperature(fit.logits, fit.face)
     read, conf = confidences(fit.logits, temp)
-    acc = accept_threshold(conf, read == fit.face, target, confidence)
+    ok = acceptable(fit, read, rule)
+    acc = accept_threshold(conf[ok], (read == fit.face)[ok], target, confidence)
     if not acc.certified:
         notes.append(f"NOT CERTIFIED: no threshold keeps the {confidence:.0%} upper bound on "
-                     f"the error rate under {target:g} (fit half: {len(fit)} dice; at least "
+                     f"the error rate under {target:g} (fit half: {len(fit)} dice, "
+                     f"{int(ok.sum())} the verdict can accept; at least "
                      f"{acc.needed} error-free accepted reads are needed); the strictest "
                      "threshold is written so the edge sends nearly every read to review")
     read_h, conf_h = confidences(held.logits, temp)
-    ok_h = conf_h >= acc.threshold
+    ok_h = acceptable(held, read_h, rule)
+    excluded_h = int((~ok_h).sum())
+    ok_h &= conf_h >= acc.threshold
     err_h = int((read_h[ok_h] != held.face[ok_h]).sum())
     tilt_t, tilt, tilt_ev = _flag(fit, held, "tilt", max_false_flag, base.tilt_threshold, notes)
     stk_t, stk, stk_ev = _flag(fit, held, "stacked", max_false_flag, base.stacked_threshold,
@@ -96,6 +124,7 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
     evidence = Evidence(
         source=source, reader_sha256=reader_sha256, dice_fit=len(fit), dice_heldout=len(held),
         target_error=target, confidence=confidence, certified=acc.certified,
+        accept_rule=rule, fit_pips_disagree=int((~ok).sum()), heldout_pips_disagree=excluded_h,
         fit_accepted=acc.accepted, fit_errors=acc.errors, fit_upper=acc.upper,
         heldout_accepted=int(ok_h.sum()), heldout_errors=err_h,
         heldout_upper=clopper_pearson_upper(err_h, int(ok_h.sum()), confidence),
@@ -110,6 +139,12 @@ def summary_lines(cal: Calibration) -> list[str]:
     """A few lines for the terminal."""
     ev, v = cal.profile.evidence, cal.profile.verdict
     rate = ev.heldout_errors / max(ev.heldout_accepted, 1)
+    if ev.accept_rule == RULE_PIPS:
+        rule = (f"accept rule: confidence and pips agree ({ev.fit_pips_disagree} fit and "
+                f"{ev.heldout_pips_disagree} held-out reads whose pips disagree or are "
+                "unreadable go to review and are left out of the bound)")
+    else:
+        rule = "accept rule: confidence only (no pip readings; bound over all reads)"
     lines = [
         f"dice: {ev.dice_fit} fit, {ev.dice_heldout} held out ({ev.source})",
         f"temperature {cal.profile.reader.temperature:.4f}: held-out NLL {ev.nll_before:.4f} "
@@ -117,6 +152,7 @@ def summary_lines(cal: Calibration) -> list[str]:
         f"min_confidence {v.min_confidence:.7f}: fit {ev.fit_errors}/{ev.fit_accepted} wrong, "
         f"upper {ev.fit_upper:.2e} ({'certified' if ev.certified else 'NOT certified'} for "
         f"{ev.target_error:g})",
+        f"  {rule}",
         f"  held out: {ev.heldout_errors}/{ev.heldout_accepted} wrong = {rate:.2e}, "
         f"{ev.confidence:.0%} upper {ev.heldout_upper:.2e}, "
         f"{ev.heldout_accepted / max(ev.dice_heldout, 1):.1%} auto-accepted",

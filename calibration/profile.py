@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -13,7 +14,11 @@ from dicecall.vision.verdict import VerdictConfig
 
 from . import CalibrationError
 
-PROFILE_VERSION = 1
+# 2: evidence records the accept rule and the reads left out for disagreeing pips (version 1
+# profiles still load; they were fitted under the "confidence" rule).
+PROFILE_VERSION = 2
+# Evidence.accept_rule: the reads the min_confidence error bound is certified on.
+RULE_PIPS, RULE_CONF = "confidence_and_pips", "confidence"
 
 
 class ReaderCalibration(BaseModel):
@@ -36,7 +41,15 @@ class Evidence(BaseModel):
     target_error: float = Field(gt=0, lt=1, description="error rate allowed among accepted")
     confidence: float = Field(gt=0, lt=1, description="one-sided level of the bounds")
     certified: bool = Field(description="the fit half's upper bound meets the target")
-    fit_accepted: int = Field(ge=0, description="reads accepted at the threshold, fit half")
+    accept_rule: Literal[RULE_CONF, RULE_PIPS] = Field(
+        RULE_CONF, description="reads the bound is over: confidence_and_pips, those whose "
+                                  "pip reading agrees (the only ones the verdict accepts); "
+                                  "confidence, all reads (no pip readings recorded)")
+    fit_pips_disagree: int = Field(0, ge=0, description="fit-half reads whose pips disagree "
+                                                        "or are unreadable, left out")
+    heldout_pips_disagree: int = Field(0, ge=0, description="the same, held-out half")
+    fit_accepted: int = Field(ge=0, description="reads accepted (confidence at the threshold "
+                                                "and, by the rule, pips agree), fit half")
     fit_errors: int = Field(ge=0, description="wrong among them")
     fit_upper: float = Field(ge=0, le=1, description="Clopper-Pearson upper bound, fit half")
     heldout_accepted: int = Field(ge=0, description="reads accepted, held-out half")

@@ -9,8 +9,9 @@ import cv2
 import numpy as np
 
 from .fit import confidences
-from .model import Calibration
+from .model import Calibration, acceptable
 from .plots import BLUE, GREEN, GREY, ORANGE, RED, Axes, canvas, text
+from .profile import RULE_PIPS
 from .stats import clopper_pearson_upper
 
 
@@ -67,12 +68,17 @@ def reliability_png(cal: Calibration, path: Path) -> None:
 
 
 def threshold_png(cal: Calibration, path: Path) -> None:
-    """Error rate of accepted reads and the share accepted, against the threshold."""
+    """Error rate of auto-accepted reads and the share accepted, against the threshold.
+
+    Accepted means what the verdict accepts: confidence at the threshold and, under the
+    pip rule, pips that agree with the face read, on both halves alike.
+    """
     acc, ev = cal.accept, cal.profile.evidence
     img = canvas(1000, 760)
     x = _nines(acc.grid)
-    top = Axes(img, (100, 60, 860, 380), (0, 7), (-7, 0), "Error rate of auto-accepted reads",
-               "", "log10 error rate")
+    pips = " and pips agree" if ev.accept_rule == RULE_PIPS else " (confidence only)"
+    top = Axes(img, (100, 60, 860, 380), (0, 7), (-7, 0),
+               f"Error rate of auto-accepted reads{pips}", "", "log10 error rate")
     top.ticks(range(8), range(-7, 1), str, str)
     top.line([0, 7], [np.log10(ev.target_error)] * 2, ORANGE, 2, f"target {ev.target_error:g}")
     fit_rate = np.where(acc.k > 0, acc.k / np.maximum(acc.n, 1), np.nan)
@@ -80,9 +86,10 @@ def threshold_png(cal: Calibration, path: Path) -> None:
     top.line(x, np.log10(acc.ucb), BLUE, 2, f"fit half, {ev.confidence:.0%} Clopper-Pearson upper")
     top.line(x[ok], np.log10(fit_rate[ok]), GREY, 1, "fit half, observed (errors > 0)")
     read, conf = confidences(cal.heldout.logits, cal.profile.reader.temperature)
+    can = acceptable(cal.heldout, read, ev.accept_rule)
     wrong = read != cal.heldout.face
-    n_h = np.array([(conf >= np.float32(t)).sum() for t in acc.grid])
-    k_h = np.array([(wrong & (conf >= np.float32(t))).sum() for t in acc.grid])
+    n_h = np.array([(can & (conf >= np.float32(t))).sum() for t in acc.grid])
+    k_h = np.array([(can & wrong & (conf >= np.float32(t))).sum() for t in acc.grid])
     ok_h = k_h > 0
     top.line(x[ok_h], np.log10(k_h[ok_h] / n_h[ok_h]), GREEN, 2, "held-out half, observed")
     chosen = float(_nines(cal.profile.verdict.min_confidence))

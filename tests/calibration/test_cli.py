@@ -84,3 +84,17 @@ def test_exposure_command(tmp_path):
     controls = json.loads((tmp_path / "c.json").read_text())["controls"]
     assert set(controls) == {"AeEnable", "AwbEnable", "ColourGains", "AnalogueGain",
                              "ExposureTime"}
+
+
+def test_simulated_pips_are_used_and_reported(tmp_path):
+    s = tmp_path / "s.npz"
+    res = runner.invoke(app, ["calibrate", "simulate", "--n", "6000", "--pip-error", "0.02",
+                              "--out", str(s)])
+    assert res.exit_code == 0 and "pips misread 0.02" in res.output
+    res = runner.invoke(app, ["calibrate", "model", "--samples", str(s), "--out",
+                              str(tmp_path / "p.json"), "--report-dir", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "accept rule: confidence and pips agree" in res.output
+    evidence = json.loads((tmp_path / "p.json").read_text())["evidence"]
+    assert evidence["accept_rule"] == "confidence_and_pips" and evidence["fit_pips_disagree"] > 0
+    assert cv2.imread(str(tmp_path / "calibration-threshold.png")) is not None
