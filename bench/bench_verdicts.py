@@ -1,7 +1,10 @@
 """Scenario suite for the roll verdicts (issue 6): generated scenes with known truth, read by
 the committed model, called by `vision.verdict`, printed as truth against verdict per game.
 
-    python bench/bench_verdicts.py [--count 1000] [--seed 9100] [--data DIR]
+    python bench/bench_verdicts.py [--count 1000] [--seed 9100] [--data DIR] [--profile P]
+
+`--profile` applies a `dicecall calibrate model` profile (temperature and verdict thresholds),
+as a calibrated table runs; fit it on scenes of other seeds than the suite's.
 
 Scenes come from `dicecall datasets generate` with seeds never used in training (default
 9100+). Truth comes from the physics labels:
@@ -58,7 +61,7 @@ def zones_of(rec, scene: str) -> Zones:
                  no_roll={k: [tuple(p) for p in v] for k, v in no_roll.items()})
 
 
-def run_scene_type(reader, scene: str, folder: Path) -> dict:
+def run_scene_type(reader, scene: str, folder: Path, vcfg=None) -> dict:
     from dicecall.datasets.schema import load_folder
 
     table, why = collections.Counter(), collections.Counter()
@@ -67,7 +70,7 @@ def run_scene_type(reader, scene: str, folder: Path) -> dict:
         category, faces = truth(rec)
         frame = load_image(path.parent / rec.image)
         v = verdict(reader.read(frame), profile(rec.game, rec.expected_dice),
-                    zones_of(rec, scene))
+                    zones_of(rec, scene), vcfg)
         table[(category, v.status)] += 1
         rolls += 1
         if category not in UNSAFE and v.status != VALID:
@@ -82,6 +85,8 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=9100)
     parser.add_argument("--data", type=Path, default=None, help="reuse generated scenes here")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="calibrated model profile (temperature + verdict thresholds)")
     args = parser.parse_args()
     from dicecall.datasets.generate import GenerateConfig, generate
 
@@ -91,11 +96,17 @@ def main() -> None:
         if not any(folder.glob("*.json")):
             generate(GenerateConfig(scene=scene, count=args.count, seed=args.seed + k,
                                     out=folder), progress=False)
-    reader = DiceReader()
+    rcfg = vcfg = None
+    if args.profile:
+        from dicecall.calibration.profile import load_profile
+
+        rcfg, vcfg = load_profile(args.profile)
+        print(f"profile {args.profile}: temperature {rcfg.temperature}, {vcfg}")
+    reader = DiceReader(rcfg)
     totals = collections.Counter()
     for scene in SCENES:
         folder = root / scene
-        result = run_scene_type(reader, scene, folder)
+        result = run_scene_type(reader, scene, folder, vcfg)
         print_table(scene, result)
         for (cat, status), n in result["table"].items():
             totals["unsafe" if cat in UNSAFE else "safe", status] += n
