@@ -19,7 +19,7 @@ from .db.session import Database
 from .events import Broker
 from .fastpath import RollFastPath
 from .middleware import BodyLimit
-from .routes import console, device, fairness, health, labels, openapi, v1_router
+from .routes import console, device, dice_sets, fairness, health, labels, openapi, v1_router
 from .settings import Settings, get_settings
 
 log = logging.getLogger("dicecall.api")
@@ -75,5 +75,6 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.include_router(console.router)
     app.include_router(labels.router)
     app.include_router(fairness.router)
+    app.include_router(dice_sets.router)
     openapi.install(app)
     return app

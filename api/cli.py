@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-admin = typer.Typer(help="Create tables, devices and tokens (prints secrets once).",
+admin = typer.Typer(help="Create tables, devices, tokens (prints secrets once), dice sets.",
                     no_args_is_help=True)
 audit_app = typer.Typer(help="The tamper-evident audit trail.", no_args_is_help=True)
 
@@ -84,6 +84,45 @@ def create_token(
 
     _, db = _db()
     typer.echo(json.dumps(create(db, name, role), indent=1))
+
+
+def _who(by: str) -> str:
+    import getpass
+
+    return by or f"cli:{getpass.getuser()}"
+
+
+@admin.command("dice-set")
+def put_dice_in_service(
+    table_id: Annotated[str, typer.Argument(help="The table the dice go to.")],
+    label: Annotated[str, typer.Argument(help="e.g. the serial numbers on the dice.")],
+    by: Annotated[str, typer.Option(help="Who did it (default cli:USER).")] = "",
+) -> None:
+    """Put a new dice set in service on a table (603a.13), retiring the one in play."""
+    from .errors import ApiError
+    from .services.dice_sets import put_in_service
+
+    _, db = _db()
+    try:
+        out = put_in_service(db, table_id, label, _who(by))
+    except ApiError as exc:
+        typer.echo(f"refused: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(out, indent=1))
+
+
+@admin.command("dice-sets")
+def list_dice_sets(table_id: Annotated[str, typer.Argument()]) -> None:
+    """List a table's dice sets, the one in service first."""
+    from .errors import ApiError
+    from .services.dice_sets import list_sets
+
+    _, db = _db()
+    try:
+        typer.echo(json.dumps(list_sets(db, table_id), indent=1))
+    except ApiError as exc:
+        typer.echo(f"refused: {exc.message}", err=True)
+        raise typer.Exit(1) from None
 
 
 @admin.command("export-labels")

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -101,7 +102,36 @@ class Roll(Base):
     response_json: Mapped[str] = mapped_column(Text)
     review_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     received_at: Mapped[float] = mapped_column(Float)
+    # When the dice were thrown: the edge's captured_at, never later than received_at (the
+    # device's clock is within the replay window of ours whenever it posts). NULL on rolls
+    # stored before revision 0004, which count by received_at. Dice sets are matched on it.
+    captured_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     settled_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class DiceSet(Base):
+    """A set of dice in play on a table from `put_in_service_at` until `retired_at`.
+
+    Dice are received, inspected and removed from use under 603a.13; the fairness report
+    tests each set apart. At most one set per table is in service (retired_at NULL): the
+    partial unique index holds that even against a concurrent writer.
+    """
+
+    __tablename__ = "dice_sets"
+    __table_args__ = (
+        Index("ix_dice_sets_table_time", "table_id", "put_in_service_at"),
+        Index("uq_dice_sets_in_service", "table_id", unique=True,
+              sqlite_where=text("retired_at IS NULL"),
+              postgresql_where=text("retired_at IS NULL")),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("dc_tables.id"))
+    label: Mapped[str] = mapped_column(String(200))
+    put_in_service_at: Mapped[float] = mapped_column(Float)
+    put_in_service_by: Mapped[str] = mapped_column(String(100))
+    retired_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    retired_by: Mapped[str | None] = mapped_column(String(100), nullable=True)
 
 
 class SequenceGap(Base):

@@ -28,7 +28,7 @@ from ..services.tables import create_token
 
 STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
 _FILES = {"console.js": "text/javascript", "labels.js": "text/javascript",
-          "console.css": "text/css"}
+          "fairness.js": "text/javascript", "console.css": "text/css"}
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY",
             "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "

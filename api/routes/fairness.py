@@ -1,32 +1,25 @@
-"""Dice fairness per table over a shift or a date range (603a.13 dice inspection).
+"""Dice fairness per table and dice set over a shift or a date range (603a.13 inspection).
 
-The faces counted are those each roll settled with (after any review), from settled rolls;
-no-rolls and held rolls are left out. Served to the console (session cookie) and to
-integrations (`GET /v1/tables/{id}/fairness`, bearer token of surveillance or admin).
+Served to the console (session cookie) and to integrations (`GET /v1/tables/{id}/fairness`,
+bearer token of surveillance or admin). The report itself is services/fairness_report.py.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 from pydantic import Field
-from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from ..console.auth import Person, person
 from ..console.queries import shift_start
-from ..db.models import Roll, Table
-from ..db.session import Database
 from ..deps import DbDep, Principal, SettingsDep, require
-from ..errors import ApiError
-from ..schemas.common import Out, errors
-from ..services.fairness import fairness
-from ..services.fairness_svg import fairness_svg
-from ..services.state import read_table
+from ..schemas.common import UUID_PATTERN, Out, errors
+from ..schemas.dice_sets import DiceSetOut
+from ..services.fairness_report import report, sweep
 from .tables import TableId
 
 router = APIRouter(tags=["fairness"])
@@ -41,87 +34,91 @@ class FaceTestOut(Out):
     biased: bool = Field(description="p_value < alpha.")
 
 
+class SetFairnessOut(Out):
+    """The test of one dice set's rolls (or of rolls thrown with no set recorded)."""
+
+    dice_set: DiceSetOut | None = Field(description="null: rolls thrown while the table "
+                                        "had no dice set recorded.")
+    start: float = Field(description="Unix s: the range's start or the set's put in "
+                         "service, whichever is later.")
+    end: float | None = Field(description="Unix s: the range's end or the set's "
+                              "retirement, whichever is earlier; null: still open.")
+    rolls: int = Field(description="Settled rolls counted for this set.")
+    tests: list[FaceTestOut]
+    alert: bool
+    biased: list[str] = Field(description="Labels of the biased tests.")
+
+
 class FairnessOut(Out):
     table_id: str
     table: str
     game: str
+    dice_set_id: str | None = Field(description="The set asked for; null: every set.")
     start: float
     end: float | None
-    rolls: int = Field(description="Settled rolls counted.")
+    rolls: int = Field(description="Settled rolls counted, all sets.")
     alpha: float
     section: str
-    tests: list[FaceTestOut]
-    alert: bool
-    biased: list[str]
-    svg: str = Field(description="The plot, an SVG document.")
+    sets: list[SetFairnessOut] = Field(description="One test per dice set in service in "
+                                       "the range, oldest first: sets are never pooled.")
+    alert: bool = Field(description="Some set has a biased die.")
+    svg: str = Field(description="The plot, an SVG document: a row of panels per set.")
+
+    model_config = Out.model_config | {"json_schema_extra": {"examples": [{
+        "table_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f", "table": "Craps 3",
+        "game": "craps", "dice_set_id": None, "start": 1767196800.0, "end": None,
+        "rolls": 60, "alpha": 0.001, "section": "603a.13", "alert": True, "svg": "<svg ...>",
+        "sets": [{"dice_set": {"id": "0b7f6f3e-54a1-4c52-9a8e-3d2f1c0a9b11",
+                               "table_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                               "label": "PA-2291 / PA-2292",
+                               "put_in_service_at": 1767196800.0,
+                               "put_in_service_by": "floor surveillance",
+                               "retired_at": None, "retired_by": None,
+                               "in_service": True},
+                  "start": 1767196800.0, "end": None, "rolls": 60, "alert": True,
+                  "biased": ["die 1", "all dice"],
+                  "tests": [{"label": "die 1", "counts": [0, 0, 0, 0, 0, 60], "n": 60,
+                             "chi2": 300.0, "p_value": 6.9e-63, "biased": True}]}]}]}}
 
 
 Start = Annotated[float | None, Query(ge=0, le=1e11, allow_inf_nan=False,
-                                      description="Unix s; default: one shift ago.")]
+                                      description="Unix s; default: one shift ago, or "
+                                      "the dice set's put in service.")]
 End = Annotated[float | None, Query(ge=0, le=1e11, allow_inf_nan=False,
-                                    description="Unix s; default: now.")]
+                                    description="Unix s; default: now, or the dice set's "
+                                    "retirement.")]
+DiceSetQ = Annotated[str | None, Query(pattern=UUID_PATTERN, description="Only this dice "
+                                       "set's rolls, in its time in service.")]
 
 
-def report(db: Database, table_id: str, start: float, end: float | None,
-           alpha: float) -> dict:
-    """The fairness report of one table's settled rolls received in [start, end)."""
-    if end is not None and end <= start:
-        raise ApiError(422, "bad_range", "end must be after start")
-    with db.read() as session:
-        table = read_table(session, table_id)
-        stmt = select(Roll.final_faces_json).where(Roll.table_id == table_id,
-                                                   Roll.status == "settled",
-                                                   Roll.received_at >= start)
-        if end is not None:
-            stmt = stmt.where(Roll.received_at < end)
-        rolls = [json.loads(f) for f in session.scalars(stmt).all() if f]
-    out = fairness(rolls, alpha)
-    out.update({"table_id": table.id, "table": table.name, "game": table.game,
-                "start": start, "end": end, "rolls": len(rolls)})
-    out["svg"] = fairness_svg(out)
-    return out
-
-
-_SWEEP_TTL_S = 60.0
-_sweeps: dict[str, tuple[float, list[dict]]] = {}
-
-
-def sweep(db: Database, start: float, alpha: float) -> list[dict]:
-    """The tables whose dice look biased since `start`: the fairness alerts of the shift."""
-    with db.read() as session:
-        ids = session.scalars(select(Table.id).order_by(Table.name)).all()
-    out = []
-    for table_id in ids:
-        r = report(db, table_id, start, None, alpha)
-        if r["alert"]:
-            out.append({"table_id": table_id, "table": r["table"], "rolls": r["rolls"],
-                        "alpha": alpha, "section": r["section"], "start": start,
-                        "biased": [{"label": t["label"], "p_value": t["p_value"]}
-                                   for t in r["tests"] if t["biased"]]})
-    return out
-
-
-async def _run(db, settings, table_id, start, end) -> dict:
-    start = shift_start(settings.shift_hours) if start is None else start
+async def _run(db, settings, table_id, start, end, dice_set) -> dict:
+    if start is None and dice_set is None:
+        start = shift_start(settings.shift_hours)
     return await run_in_threadpool(report, db, table_id, start, end,
-                                   settings.fairness_alpha)
+                                   settings.fairness_alpha, dice_set)
 
 
 @router.get("/v1/tables/{table_id}/fairness", response_model=FairnessOut,
             responses=errors(401, 403, 404, 422))
 async def v1_fairness(table_id: TableId, db: DbDep, settings: SettingsDep,
                       _: Annotated[Principal, Depends(require("surveillance"))],
-                      start: Start = None, end: End = None) -> dict:
-    """Face counts per die, chi-square p-values, `alert` when one is under the configured
-    alpha (DICECALL_FAIRNESS_ALPHA), and the plot as SVG text."""
-    return await _run(db, settings, table_id, start, end)
+                      start: Start = None, end: End = None,
+                      dice_set: DiceSetQ = None) -> dict:
+    """Face counts per die and dice set, chi-square p-values, `alert` when one is under
+    the configured alpha (DICECALL_FAIRNESS_ALPHA), and the plot as SVG text. A range
+    spanning a change of dice gives one test per set."""
+    return await _run(db, settings, table_id, start, end, dice_set)
+
+
+_SWEEP_TTL_S = 60.0
+_sweeps: dict[str, tuple[float, list[dict]]] = {}
 
 
 @router.get("/console/api/fairness-alerts", include_in_schema=False)
 async def fairness_alerts(db: DbDep, settings: SettingsDep,
                           _: Annotated[Person, Depends(person("surveillance"))]) -> list[dict]:
-    """Biased dice over the current shift, every table; recomputed at most once a minute
-    per process (it reads the whole shift's rolls)."""
+    """Biased dice over the current shift, every table and set; recomputed at most once a
+    minute per process (it reads the whole shift's rolls)."""
     hit = _sweeps.get(db.url)
     if hit is not None and hit[0] > time.monotonic():
         return hit[1]
@@ -134,13 +131,15 @@ async def fairness_alerts(db: DbDep, settings: SettingsDep,
 @router.get("/console/api/fairness/{table_id}.svg", include_in_schema=False)
 async def console_svg(table_id: str, db: DbDep, settings: SettingsDep,
                       _: Annotated[Person, Depends(person("surveillance"))],
-                      start: Start = None, end: End = None) -> Response:
-    out = await _run(db, settings, table_id, start, end)
+                      start: Start = None, end: End = None,
+                      dice_set: DiceSetQ = None) -> Response:
+    out = await _run(db, settings, table_id, start, end, dice_set)
     return Response(out["svg"], media_type="image/svg+xml")
 
 
 @router.get("/console/api/fairness/{table_id}", include_in_schema=False)
 async def console_fairness(table_id: str, db: DbDep, settings: SettingsDep,
                            _: Annotated[Person, Depends(person("surveillance"))],
-                           start: Start = None, end: End = None) -> dict:
-    return await _run(db, settings, table_id, start, end)
+                           start: Start = None, end: End = None,
+                           dice_set: DiceSetQ = None) -> dict:
+    return await _run(db, settings, table_id, start, end, dice_set)

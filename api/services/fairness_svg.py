@@ -1,7 +1,8 @@
 """The fairness plot as inline SVG, drawn server-side (no plotting library, no script).
 
 One panel per test: six bars of observed face counts, a dashed line at the count a fair die
-would give, and the chi-square p-value in the title; a biased die's panel is drawn red.
+would give, and the chi-square p-value in the title; a biased die's panel is drawn red. A
+report over several dice sets draws one row of panels per set, headed by the set's label.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from html import escape
 
 PANEL_W, PANEL_H = 220, 170
 _PAD_L, _PAD_B, _PAD_T = 30, 22, 34
+_HEAD_H = 22  # a set's title above its row of panels
 
 
 def _panel(test: dict, x0: int, alpha: float) -> list[str]:
@@ -49,15 +51,33 @@ def _panel(test: dict, x0: int, alpha: float) -> list[str]:
     return out
 
 
-def fairness_svg(report: dict) -> str:
-    """An SVG document with one panel per test of a `fairness()` report."""
-    tests = report["tests"]
-    width = PANEL_W * max(len(tests), 1)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{PANEL_H}" '
-             f'viewBox="0 0 {width} {PANEL_H}" font-family="sans-serif" role="img">',
-             f"<title>Face frequencies per die, chi-square test against a fair die "
-             f"({escape(report['section'])})</title>"]
-    for i, test in enumerate(tests):
-        parts.extend(_panel(test, i * PANEL_W, report["alpha"]))
+
+def _set_title(group: dict) -> str:
+    ds = group["dice_set"]
+    name = f"Dice set {ds['label']}" if ds else "No dice set recorded"
+    state = " (in service)" if ds and ds["in_service"] else ""
+    verdict = ": BIASED" if group["alert"] else ""
+    return f"{name}{state}, {group['rolls']} rolls{verdict}"
+
+
+def report_svg(report: dict) -> str:
+    """An SVG document with one row per dice set of a fairness report, one panel per test."""
+    groups = report["sets"]
+    width = PANEL_W * max([len(g["tests"]) for g in groups] + [1])
+    height = (_HEAD_H + PANEL_H) * max(len(groups), 1)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" font-family="sans-serif" role="img">',
+             f"<title>Face frequencies per die and dice set, chi-square test against a "
+             f"fair die ({escape(report['section'])})</title>"]
+    for row, group in enumerate(groups):
+        y = row * (_HEAD_H + PANEL_H)
+        colour = "#c0392b" if group["alert"] else "#222"
+        parts.append(f'<g class="dice-set" transform="translate(0,{y})">'
+                     f'<text x="6" y="15" font-size="13" font-weight="bold" '
+                     f'fill="{colour}">{escape(_set_title(group))}</text>'
+                     f'<g transform="translate(0,{_HEAD_H})">')
+        for i, test in enumerate(group["tests"]):
+            parts.extend(_panel(test, i * PANEL_W, report["alpha"]))
+        parts.append("</g></g>")
     parts.append("</svg>")
     return "".join(parts)

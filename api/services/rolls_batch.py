@@ -18,6 +18,7 @@ from ..games.errors import RollRefused
 from ..metrics import SEQUENCE
 from ..schemas.rolls import RollIn
 from ..security import AuthError
+from .dice_sets import thrown_at
 from .settle import roll_view, settle_roll
 from .state import load_state, now
 
@@ -133,19 +134,21 @@ class Batch:
         seq = self._sequence(device, roll.seq)
         table.arrivals += 1
         reasons = [r.model_dump() for r in roll.reasons]
+        received = now()
         row = Record(roll_id=roll.roll_id, table_id=table.id, device_id=device_id,
                      seq=roll.seq, arrival=table.arrivals, round_no=table.round_no,
                      body_hash=post.digest, verdict=roll.verdict, status="held",
                      faces_json=json.dumps(roll.faces), final_faces_json=None,
                      settlement_json=None, review_json=None, seq_status=seq["status"],
                      state_before_json=None, settled_version=None,
-                     received_at=now(), settled_at=None)
+                     received_at=received, settled_at=None,
+                     captured_at=thrown_at(roll.captured_at, received))
         events = self.events
         events.append(audit.Pending(table.id, "roll", {
             "roll_id": roll.roll_id, "device_id": device_id, "seq": roll.seq,
             "verdict": roll.verdict, "faces": roll.faces, "round": table.round_no,
-            "body_sha256": post.digest, "evidence": [roll.evidence.clean_sha256,
-                                                     roll.evidence.annotated_sha256]}))
+            "body_sha256": post.digest, "captured_at": row.captured_at,
+            "evidence": [roll.evidence.clean_sha256, roll.evidence.annotated_sha256]}))
         state, held_reason = _decide(table, row, roll, seq, events, lambda: self._state(table))
         if seq["status"] not in ("ok", "first"):
             self._record_sequence(table, row, seq)

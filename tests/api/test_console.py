@@ -255,15 +255,18 @@ def test_fairness_report_alerts_on_a_loaded_die(hl):
         hl.post_roll(table, device, hl.body(seq, faces))
     login(hl, "surveillance")
     f = hl.client.get(f"/console/api/fairness/{table}").json()
-    assert f["rolls"] == 60 and f["alert"] and f["biased"] == ["die 1", "all dice"]
-    assert f["tests"][0]["counts"] == [0, 0, 0, 0, 0, 60]
-    assert f["tests"][1]["counts"] == [10] * 6 and not f["tests"][1]["biased"]
-    assert f["svg"].startswith("<svg")
+    # No dice set recorded on this table: one group, named as such.
+    [group] = f["sets"]
+    assert f["rolls"] == 60 and f["alert"] and group["dice_set"] is None
+    assert group["biased"] == ["die 1", "all dice"]
+    assert group["tests"][0]["counts"] == [0, 0, 0, 0, 0, 60]
+    assert group["tests"][1]["counts"] == [10] * 6 and not group["tests"][1]["biased"]
+    assert f["svg"].startswith("<svg") and "No dice set recorded" in f["svg"]
     [sweep] = hl.client.get("/console/api/fairness-alerts").json()
-    assert sweep["table_id"] == table and [b["label"] for b in sweep["biased"]] == [
-        "die 1", "all dice"]
+    assert sweep["table_id"] == table and sweep["dice_set"] is None
+    assert [b["label"] for b in sweep["biased"]] == ["die 1", "all dice"]
     r = hl.client.get(f"/v1/tables/{table}/fairness", headers=hl.auth("surveillance"))
-    assert r.json()["biased"] == ["die 1", "all dice"]
+    assert r.json()["sets"][0]["biased"] == ["die 1", "all dice"]
     assert hl.client.get(f"/v1/tables/{table}/fairness", headers=hl.auth()).status_code == 403
 
 

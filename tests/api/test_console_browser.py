@@ -216,6 +216,41 @@ def test_fairness_screen_alerts_on_a_loaded_die(browser, live, camera):
     ctx.close()
 
 
+def test_fairness_screen_tests_each_dice_set_apart(browser, live):
+    table, device = live.table("Craps 5 (dice changed)")
+    a = live.call("POST", f"/v1/tables/{table}/dice-sets", "surveillance",
+                  json={"label": "A1 A2"}).json()["dice_set"]
+    for k in range(60):
+        live.roll(table, device, (6, k % 6 + 1))  # set A: die 1 always shows six
+    ctx, page = open_console(browser, live, "surveillance")
+    page.click("button[data-tab=fairness]")
+    page.select_option("#fairness-table", table)
+    page.wait_for_selector(f"#fairness-alert .banner.error[data-set='{a['id']}']")
+    # The floor changes the dice from the console, then the game goes on with set B.
+    page.fill("#dice-label", "B1 B2")
+    page.click("#dice-form button[type=submit]")
+    page.wait_for_selector("#dice-current:has-text('in service: B1 B2')")
+    [b] = [s for s in live.call("GET", f"/v1/tables/{table}/dice-sets").json()
+           if s["in_service"]]
+    for k in range(60):
+        live.roll(table, device, (k % 6 + 1, (k + 3) % 6 + 1))  # set B: every face ten times
+    page.click("#fairness-form button[type=submit]")
+    ok_b = page.wait_for_selector(f"#fairness-alert .banner:not(.error)[data-set='{b['id']}']"
+                                  ":has-text('over 60 rolls')")
+    assert "dice set B1 B2: no bias found" in ok_b.inner_text()
+    bad_a = page.inner_text(f"#fairness-alert .banner.error[data-set='{a['id']}']")
+    assert "dice set A1 A2: die 1, all dice biased" in bad_a and "603a.13" in bad_a
+    assert page.locator("#fairness-plot svg g.dice-set").count() == 2
+    shot(page, "fairness-sets")
+    page.select_option("#fairness-set", b["id"])
+    page.wait_for_selector(f"#fairness-alert .banner.error[data-set='{a['id']}']",
+                           state="detached")
+    assert "Covers dice set B1 B2" in page.inner_text("#fairness-alert .covers")
+    cells = page.locator("#fairness-rows tr td:first-child").all_inner_texts()
+    assert cells == ["B1 B2"] * 3
+    ctx.close()
+
+
 def test_dealer_call_mismatch_shows_as_an_alert_within_one_second(browser, live, camera):
     table, device = live.table("Craps 1")
     frame = camera(100, right=True)

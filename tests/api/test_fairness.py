@@ -14,7 +14,7 @@ from dicecall.api.services.fairness import (
     fairness,
     gammaincc,
 )
-from dicecall.api.services.fairness_svg import fairness_svg
+from dicecall.api.services.fairness_svg import report_svg
 
 
 @pytest.mark.parametrize(("stat", "dof", "p"), [
@@ -76,8 +76,11 @@ def test_report_flags_only_the_biased_die_and_plots_it():
     report = fairness(rolls, alpha=0.001)
     assert report["alert"] and "die 2" in report["biased"] and "die 1" not in report["biased"]
     assert report["section"] == "603a.13"
-    svg = fairness_svg(report)
+    group = {"dice_set": None, "rolls": 3000, "alert": report["alert"],
+             "tests": report["tests"]}
+    svg = report_svg({**report, "sets": [group]})
     assert svg.startswith("<svg") and svg.count("<rect") == 18 and "biased at alpha" in svg
+    assert "No dice set recorded, 3000 rolls: BIASED" in svg
 
 
 def test_uniform_rolls_raise_no_alert():

@@ -164,9 +164,11 @@ async function refreshAlerts() {
 }
 
 function fairCard(f) {
-  const open = () => { S.fairTable = f.table_id; show("fairness"); };
-  return el("div", { class: "card alert fairness", "data-table": f.table_id },
-    el("h3", {}, "Dice fairness", el("small", {}, ` ${f.table} since ${fmtTime(f.start)}`)),
+  const open = () => { S.fairTable = f.table_id; S.fairSet = f.dice_set ? f.dice_set.id : "";
+    show("fairness"); };
+  const set = f.dice_set ? `, dice set ${f.dice_set.label}` : "";
+  return el("div", { class: "card alert fairness", "data-table": f.table_id, "data-set": f.dice_set?.id || "" },
+    el("h3", {}, "Dice fairness", el("small", {}, ` ${f.table}${set} since ${fmtTime(f.start)}`)),
     el("p", {}, f.biased.map((b) => `${b.label} biased (p = ${b.p_value.toPrecision(3)})`).join(", "),
        ` over ${f.rolls} rolls at alpha ${f.alpha}: take the dice out of play and inspect them (${f.section}).`),
     el("div", { class: "actions" }, el("button", { class: "open-fairness", on: { click: open } }, "Open fairness")));
@@ -199,33 +201,6 @@ function alertCard(a) {
               el("button", { class: "void", on: { click: () => go("no_roll") } }, "No roll")] : null,
       msg));
 }
-
-// ---- fairness
-async function initFairness() {
-  S.tables = await api("GET", "/console/api/tables");
-  tableOptions($("fairness-table"));
-  if (S.fairTable) { $("fairness-table").value = S.fairTable; S.fairTable = null; }
-  if (!$("fairness-start").value) $("fairness-start").value = toInput(Date.now() / 1000 - 8 * 3600);
-  runFairness();
-}
-
-async function runFairness(ev) {
-  if (ev) ev.preventDefault();
-  const id = $("fairness-table").value; if (!id) return;
-  const p = new URLSearchParams();
-  const s = fromInput($("fairness-start").value), e = fromInput($("fairness-end").value);
-  if (s) p.set("start", s); if (e) p.set("end", e);
-  const f = await api("GET", `/console/api/fairness/${id}?${p}`);
-  $("fairness-alert").replaceChildren(f.alert
-    ? el("p", { class: "banner error" }, `ALERT: ${f.biased.join(", ")} biased at alpha ${f.alpha} over ${f.rolls} rolls: take the dice out of play and inspect them (${f.section}).`)
-    : el("p", { class: "banner" }, `No bias found at alpha ${f.alpha} over ${f.rolls} rolls (${f.section}).`));
-  $("fairness-plot").innerHTML = f.svg; // server-built SVG, every text escaped there
-  $("fairness-rows").replaceChildren(...f.tests.map((t) => el("tr", { class: t.biased ? "biased" : "" },
-    el("td", {}, t.label), ...t.counts.map((c) => el("td", {}, c)), el("td", {}, t.n),
-    el("td", {}, t.chi2 === null ? "-" : t.chi2.toFixed(2)),
-    el("td", {}, t.p_value === null ? "too few" : t.p_value.toPrecision(3)))));
-}
-$("fairness-form").addEventListener("submit", runFairness);
 
 // ---- admin
 $("token-form").addEventListener("submit", async (ev) => {
