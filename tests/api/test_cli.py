@@ -5,63 +5,61 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
 from typer.testing import CliRunner
 
 from dicecall.api.settings import get_settings
 from dicecall.cli import app
 
 
-def test_admin_commands_and_audit_verify(tmp_path, monkeypatch):
+@pytest.fixture
+def cli_db(tmp_path, monkeypatch):
+    """A fresh SQLite file the CLI's settings point at, and the runner."""
     db = tmp_path / "cli.db"
     monkeypatch.setenv("DICECALL_DATABASE_URL", f"sqlite:///{db}")
     monkeypatch.setenv("DICECALL_KEY_FILE", str(tmp_path / "key"))
     get_settings.cache_clear()
-    runner = CliRunner()
-    try:
-        out = runner.invoke(app, ["admin", "table", "mini-craps", "--name", "M1"])
-        assert out.exit_code == 0, out.output
-        table = json.loads(out.output)
-        out = runner.invoke(app, ["admin", "device", table["id"]])
-        assert out.exit_code == 0 and len(json.loads(out.output)["secret"]) == 64
-        out = runner.invoke(app, ["admin", "token", "ops", "--role", "surveillance"])
-        assert json.loads(out.output)["role"] == "surveillance"
-        out = runner.invoke(app, ["audit", "verify"])
-        assert out.exit_code == 0 and "chain intact" in out.output
-        with sqlite3.connect(db) as conn:
-            conn.execute("UPDATE events SET kind = 'x' WHERE id = 2")
-        out = runner.invoke(app, ["audit", "verify"])
-        assert out.exit_code == 1 and "event 2: contents edited" in out.output
-    finally:
-        get_settings.cache_clear()
-
-
-def test_admin_dice_set_commands_are_audited(tmp_path, monkeypatch):
-    db = tmp_path / "cli.db"
-    monkeypatch.setenv("DICECALL_DATABASE_URL", f"sqlite:///{db}")
-    monkeypatch.setenv("DICECALL_KEY_FILE", str(tmp_path / "key"))
+    yield db, CliRunner()
     get_settings.cache_clear()
-    runner = CliRunner()
-    try:
-        table = json.loads(runner.invoke(app, ["admin", "table", "craps"]).output)["id"]
-        out = runner.invoke(app, ["admin", "dice-set", table, "A1 A2", "--by", "pit boss"])
-        assert out.exit_code == 0, out.output
-        first = json.loads(out.output)
-        assert first["retired"] is None and first["dice_set"]["put_in_service_by"] == "pit boss"
-        out = runner.invoke(app, ["admin", "dice-set", table, "B1 B2"])
-        second = json.loads(out.output)
-        assert second["retired"]["id"] == first["dice_set"]["id"]
-        assert second["dice_set"]["put_in_service_by"].startswith("cli:")
-        listed = json.loads(runner.invoke(app, ["admin", "dice-sets", table]).output)
-        assert [(s["label"], s["in_service"]) for s in listed] == [("B1 B2", True),
-                                                                   ("A1 A2", False)]
-        out = runner.invoke(app, ["admin", "dice-set", "no-such-table", "C1"])
-        assert out.exit_code == 1 and "no table" in out.output
-        out = runner.invoke(app, ["audit", "verify"])
-        assert out.exit_code == 0 and "checked 4 events: chain intact" in out.output
-        with sqlite3.connect(db) as conn:  # relabel the set behind the chain's back
-            conn.execute("UPDATE events SET payload = replace(payload, 'B1', 'X1') "
-                         "WHERE kind = 'dice_set_in_service' AND id = 4")
-        out = runner.invoke(app, ["audit", "verify"])
-        assert out.exit_code == 1 and "event 4: contents edited" in out.output
-    finally:
-        get_settings.cache_clear()
+
+
+def test_admin_commands_and_audit_verify(cli_db):
+    db, runner = cli_db
+    out = runner.invoke(app, ["admin", "table", "mini-craps", "--name", "M1"])
+    assert out.exit_code == 0, out.output
+    table = json.loads(out.output)
+    out = runner.invoke(app, ["admin", "device", table["id"]])
+    assert out.exit_code == 0 and len(json.loads(out.output)["secret"]) == 64
+    out = runner.invoke(app, ["admin", "token", "ops", "--role", "surveillance"])
+    assert json.loads(out.output)["role"] == "surveillance"
+    out = runner.invoke(app, ["audit", "verify"])
+    assert out.exit_code == 0 and "chain intact" in out.output
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE events SET kind = 'x' WHERE id = 2")
+    out = runner.invoke(app, ["audit", "verify"])
+    assert out.exit_code == 1 and "event 2: contents edited" in out.output
+
+
+def test_admin_dice_set_commands_are_audited(cli_db):
+    db, runner = cli_db
+    table = json.loads(runner.invoke(app, ["admin", "table", "craps"]).output)["id"]
+    out = runner.invoke(app, ["admin", "dice-set", table, "A1 A2", "--by", "pit boss"])
+    assert out.exit_code == 0, out.output
+    first = json.loads(out.output)
+    assert first["retired"] is None and first["dice_set"]["put_in_service_by"] == "pit boss"
+    out = runner.invoke(app, ["admin", "dice-set", table, "B1 B2"])
+    second = json.loads(out.output)
+    assert second["retired"]["id"] == first["dice_set"]["id"]
+    assert second["dice_set"]["put_in_service_by"].startswith("cli:")
+    listed = json.loads(runner.invoke(app, ["admin", "dice-sets", table]).output)
+    assert [(s["label"], s["in_service"]) for s in listed] == [("B1 B2", True),
+                                                               ("A1 A2", False)]
+    out = runner.invoke(app, ["admin", "dice-set", "no-such-table", "C1"])
+    assert out.exit_code == 1 and "no table" in out.output
+    out = runner.invoke(app, ["audit", "verify"])
+    assert out.exit_code == 0 and "checked 4 events: chain intact" in out.output
+    with sqlite3.connect(db) as conn:  # relabel the set behind the chain's back
+        conn.execute("UPDATE events SET payload = replace(payload, 'B1', 'X1') "
+                     "WHERE kind = 'dice_set_in_service' AND id = 4")
+    out = runner.invoke(app, ["audit", "verify"])
+    assert out.exit_code == 1 and "event 4: contents edited" in out.output
