@@ -137,8 +137,11 @@ def _zone_reasons(dice, profile, zones, cfg, reasons) -> np.ndarray:
 def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons) -> None:
     """Die on die (623a.8(b), 668a.3(h), 675a.4(b)). A die can only rest on a die: when the
     flag is raised but no other die is within reach and no die is missing, there is none
-    beneath it, and the flag is recorded without calling a no roll. When a die is missing,
-    the one beneath may be hidden under it, so the flag stands."""
+    beneath it. In Craps and High Roll such a die rests on something else (chips, the rail),
+    where the face most nearly up counts (623a.9(b), 675a.4(c)), so the flag is recorded
+    without calling a no roll. In Props & Hops any die off the shaker floor has not landed
+    flat on the bottom, a no roll whatever holds it up (668a.3(h)). When a die is missing, the
+    one beneath may be hidden under it, so the flag stands."""
     flagged = np.flatnonzero(dice.stacked >= cfg.stacked_threshold) if len(dice) else []
     if not len(flagged):
         return
@@ -153,7 +156,10 @@ def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons
     if on_die:
         reasons.append(Reason("die_on_die", NO_ROLL, sec, tuple(on_die),
                               "one die rests on another"))
-    if alone:
+    if alone and not profile.cocked_counts:
+        reasons.append(Reason("off_floor", NO_ROLL, profile.sections["cocked"], tuple(alone),
+                              "die raised off the shaker floor: not flat on the bottom"))
+    elif alone:
         reasons.append(Reason("stacked_flag_alone", VALID, sec, tuple(alone),
                               "die-on-die flag raised with no die beneath it to rest on"))
 

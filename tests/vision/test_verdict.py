@@ -140,17 +140,26 @@ def test_evidence_for_every_status(specs):
 STACKED = {"stacked": 0.9}
 
 
-@pytest.mark.parametrize(("game", "section"), [(CRAPS, "623a.8(b)"), (PROPS, "668a.3(h)"),
-                                               (HIGH, "675a.4(b)")])
+@pytest.mark.parametrize(("game", "section"), [(CRAPS, "623a.8(b)"), (HIGH, "675a.4(b)")])
 def test_stacked_flag_with_no_die_beneath_is_recorded_not_called(game, section):
     """A die can only rest on a die: a flag on a die with no other die within reach, and no
-    die missing, is reported (stacked_flag_alone) but does not make a no roll."""
+    die missing, is reported (stacked_flag_alone) but does not make a no roll; where a raised
+    die rests on something else, its face most nearly up counts (623a.9(b), 675a.4(c))."""
     n = profile(game).expected
     specs = [(40 * k + 20, 50, 2) for k in range(n - 1)] + [(300, 250, 5, STACKED)]
     v = verdict(dice(*specs), profile(game), ZONES)
     assert v.status == VALID
     alone = [r for r in v.reasons if r.code == "stacked_flag_alone"]
     assert alone and alone[0].dice == (n - 1,) and alone[0].section == section
+
+
+def test_props_die_raised_off_the_floor_is_a_no_roll_668a_3_h():
+    """In the shaker a die held up by anything (a die, the wall) has not landed flat on the
+    bottom: the flag with no die beneath is still a no roll."""
+    v = verdict(dice((20, 50, 2), (300, 250, 5, STACKED)), profile(PROPS), ZONES)
+    assert v.status == NO_ROLL
+    [reason] = [r for r in v.reasons if r.code == "off_floor"]
+    assert reason.dice == (1,) and reason.section == "668a.3(h)"
 
 
 def test_stacked_flag_stands_when_a_die_is_missing_623a_8_b():
