@@ -52,6 +52,12 @@ class Settings(BaseSettings):
                                   "(chi-square against a fair die; dice inspection 603a.13).")
     shift_hours: float = Field(8.0, gt=0, le=24, description="Length of a shift in the "
                                "console: the default range of history and fairness.")
+    dice_max_age_hours: float = Field(24.0, gt=0, le=24, description="How long a dice set "
+                                      "may stay in service before it is overdue; the rules "
+                                      "allow at most 24 h (623a.7(d), 668a.3(b)(1), "
+                                      "675a.3(b)(1)), a house may set less.")
+    dice_warn_hours: float = Field(1.0, ge=0, le=24, description="How long before its "
+                                   "deadline a dice set shows as due soon (0: never).")
     label_min_confidence: float = Field(0.9, gt=0, le=1, description="Rolls with a die read "
                                         "below this confidence go to the labeling queue.")
 

@@ -13,8 +13,9 @@ from typing import Any
 from sqlalchemy import func, select
 
 from ..db.console_models import AlertAction
-from ..db.models import DealerCall, Roll, Table
+from ..db.models import DealerCall, DiceSet, Roll, Table
 from ..db.session import Database
+from ..services.dice_due import dice_due
 from ..services.settle import roll_view
 from ..services.state import read_table
 
@@ -29,9 +30,14 @@ def console_roll(roll: Roll) -> dict[str, Any]:
     return view
 
 
-def grid(db: Database) -> list[dict[str, Any]]:
-    """Every table with its last roll (by arrival) and its count of open alerts."""
+def grid(db: Database, max_age_hours: float = 24.0, warn_hours: float = 1.0
+         ) -> list[dict[str, Any]]:
+    """Every table with its last roll (by arrival), its count of open alerts and when its
+    dice must be changed (`dice`, services/dice_due.py)."""
+    at = time.time()
     with db.read() as session:
+        since = dict(session.execute(select(DiceSet.table_id, DiceSet.put_in_service_at)
+                                     .where(DiceSet.retired_at.is_(None))).all())
         tables = session.scalars(select(Table).order_by(Table.name)).all()
         mismatches = session.execute(select(DealerCall.table_id, DealerCall.id)
                                      .where(DealerCall.matches.is_(False))).all()
@@ -46,6 +52,8 @@ def grid(db: Database) -> list[dict[str, Any]]:
             out.append({"id": t.id, "name": t.name, "game": t.game, "round": t.round_no,
                         "betting_open": t.betting_open, "held_rolls": t.held_rolls,
                         "open_alerts": open_alerts,
+                        "dice": dice_due(t.game, since.get(t.id), at, max_age_hours,
+                                         warn_hours),
                         "last_roll": console_roll(last) if last is not None else None})
     return out
 

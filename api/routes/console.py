@@ -96,8 +96,9 @@ async def me(db: DbDep, who: Anyone) -> dict:
 
 
 @router.get("/api/tables")
-async def tables(db: DbDep, _: Watcher) -> list[dict]:
-    return await run_in_threadpool(queries.grid, db)
+async def tables(db: DbDep, settings: SettingsDep, _: Watcher) -> list[dict]:
+    return await run_in_threadpool(queries.grid, db, settings.dice_max_age_hours,
+                                   settings.dice_warn_hours)
 
 
 @router.get("/api/tables/{table_id}/rolls")

@@ -12,9 +12,9 @@ from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
 from ..console.auth import Person, person
-from ..deps import DbDep, Principal, require
+from ..deps import DbDep, Principal, SettingsDep, require
 from ..schemas.common import errors
-from ..schemas.dice_sets import DiceSetChange, DiceSetIn, DiceSetOut
+from ..schemas.dice_sets import DiceSetChange, DiceSetIn, DiceSetListed
 from ..services import dice_sets as svc
 from .tables import TableId
 
@@ -35,11 +35,15 @@ def put_in_service(table_id: TableId, body: DiceSetIn, db: DbDep,
     return svc.put_in_service(db, table_id, body.label, who.name)
 
 
-@router.get("/v1/tables/{table_id}/dice-sets", response_model=list[DiceSetOut],
+@router.get("/v1/tables/{table_id}/dice-sets", response_model=list[DiceSetListed],
             responses=errors(401, 403, 404, 422))
-async def list_sets(table_id: TableId, db: DbDep, _: Surveillance) -> list[dict]:
-    """The table's dice sets, newest (the one in service) first."""
-    return await run_in_threadpool(svc.list_sets, db, table_id)
+async def list_sets(table_id: TableId, db: DbDep, settings: SettingsDep,
+                    _: Surveillance) -> list[dict]:
+    """The table's dice sets, newest (the one in service) first; the one in service has
+    `due`: its change deadline and whether it is overdue (623a.7(d), 668a.3(b)(1),
+    675a.3(b)(1))."""
+    return await run_in_threadpool(svc.list_sets, db, table_id,
+                                   settings.dice_max_age_hours, settings.dice_warn_hours)
 
 
 @router.post("/console/api/tables/{table_id}/dice-sets", status_code=201,
@@ -49,5 +53,7 @@ def console_put(table_id: TableId, body: DiceSetIn, db: DbDep, who: Watcher) -> 
 
 
 @router.get("/console/api/tables/{table_id}/dice-sets", include_in_schema=False)
-async def console_list(table_id: TableId, db: DbDep, _: Watcher) -> list[dict]:
-    return await run_in_threadpool(svc.list_sets, db, table_id)
+async def console_list(table_id: TableId, db: DbDep, settings: SettingsDep,
+                       _: Watcher) -> list[dict]:
+    return await run_in_threadpool(svc.list_sets, db, table_id,
+                                   settings.dice_max_age_hours, settings.dice_warn_hours)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from .common import Out, Strict
@@ -37,6 +39,29 @@ class DiceSetOut(Out):
     in_service: bool
 
     model_config = Out.model_config | {"json_schema_extra": {"examples": [_EXAMPLE_SET]}}
+
+
+class DiceDueOut(Out):
+    """When the set in service must be changed: 24 h after it went in (623a.7(d) Craps and
+    Mini-Craps, 668a.3(b)(1) Props & Hops, 675a.3(b)(1) High Roll Dice)."""
+
+    status: Literal["ok", "due_soon", "overdue", "no_set"] = Field(
+        description="overdue from the deadline itself on; due_soon within "
+                    "DICECALL_DICE_WARN_HOURS of it.")
+    section: str = Field(description="The rule that sets the limit for the table's game.")
+    deadline: float | None = Field(description="Unix s: put_in_service_at + "
+                                   "DICECALL_DICE_MAX_AGE_HOURS.")
+    age_s: float | None = Field(description="Seconds in service, on the service's clock.")
+
+
+class DiceSetListed(DiceSetOut):
+    """A set of the table's listing, with its change deadline while in service."""
+
+    due: DiceDueOut | None = Field(description="For the set in service; null once retired.")
+
+    model_config = Out.model_config | {"json_schema_extra": {"examples": [{
+        **_EXAMPLE_SET, "due": {"status": "ok", "section": "623a.7(d)",
+                                "deadline": 1767312000.0, "age_s": 3600.0}}]}}
 
 
 class DiceSetChange(Out):

@@ -24,6 +24,7 @@ from .. import audit
 from ..db.models import DiceSet
 from ..db.session import Database
 from ..errors import ApiError
+from .dice_due import dice_due
 from .state import locked_table, new_id, now, read_table
 
 SECTION = "603a.13"
@@ -89,13 +90,21 @@ def put_in_service(db: Database, table_id: str, label: str, who: str) -> dict:
                 "retired": view(current) if current is not None else None}
 
 
-def list_sets(db: Database, table_id: str) -> list[dict]:
-    """The table's dice sets, the one in service (the newest) first."""
+def list_sets(db: Database, table_id: str, max_age_hours: float = 24.0,
+              warn_hours: float = 1.0) -> list[dict]:
+    """The table's dice sets, the one in service (the newest) first.
+
+    Each has `due`: for the set in service, when it must be changed (services/dice_due.py);
+    None for a retired set.
+    """
+    at = now()
     with db.read() as session:
-        read_table(session, table_id)
+        table = read_table(session, table_id)
         rows = session.scalars(select(DiceSet).where(DiceSet.table_id == table_id)
                                .order_by(desc(DiceSet.put_in_service_at))).all()
-        return [view(r) for r in rows]
+        return [{**view(r), "due": dice_due(table.game, r.put_in_service_at, at,
+                                            max_age_hours, warn_hours)
+                 if r.retired_at is None else None} for r in rows]
 
 
 def get_set(session: Session, table_id: str, dice_set_id: str) -> DiceSet:

@@ -251,6 +251,33 @@ def test_fairness_screen_tests_each_dice_set_apart(browser, live):
     ctx.close()
 
 
+def test_fairness_screen_and_grid_flag_dice_overdue(browser, live):
+    from sqlalchemy import update
+
+    from dicecall.api.db.models import DiceSet
+
+    table, _ = live.table("Props 9 (old dice)", "props-and-hops")
+    ds = live.call("POST", f"/v1/tables/{table}/dice-sets", "surveillance",
+                   json={"label": "P1 P2"}).json()["dice_set"]
+    with live.db.write() as session:  # in the shaker for 25 h: over 668a.3(b)(1)'s 24 h
+        session.execute(update(DiceSet).where(DiceSet.id == ds["id"])
+                        .values(put_in_service_at=time.time() - 25 * 3600))
+    ctx, page = open_console(browser, live, "surveillance")
+    badge = page.wait_for_selector(f".card[data-table='{table}'] .dice-due[data-status=overdue]")
+    assert "DICE OVERDUE" in badge.inner_text() and "668a.3(b)(1)" in badge.inner_text()
+    page.click("button[data-tab=fairness]")
+    page.select_option("#fairness-table", table)
+    badge = page.wait_for_selector("#dice-current:has-text('in service: P1 P2') "
+                                   ".dice-due[data-status=overdue]")
+    assert "668a.3(b)(1)" in badge.inner_text()
+    # Changing the dice from the console clears it.
+    page.fill("#dice-label", "P3 P4")
+    page.click("#dice-form button[type=submit]")
+    page.wait_for_selector("#dice-current:has-text('in service: P3 P4') "
+                           ".dice-due[data-status=ok]")
+    ctx.close()
+
+
 def test_dealer_call_mismatch_shows_as_an_alert_within_one_second(browser, live, camera):
     table, device = live.table("Craps 1")
     frame = camera(100, right=True)

@@ -31,6 +31,12 @@ async function api(method, path, body) {
 
 const fmtTime = (t) => t ? new Date(t * 1000).toLocaleString() : "";
 const cents = (c) => (c / 100).toFixed(2);
+// When the table's dice must be changed (24 h: 623a.7(d), 668a.3(b)(1), 675a.3(b)(1)).
+const DUE_TEXT = { ok: (d) => `dice due by ${fmtTime(d.deadline)}`,
+  due_soon: (d) => `dice change due by ${fmtTime(d.deadline)}`,
+  overdue: (d) => `DICE OVERDUE since ${fmtTime(d.deadline)}`, no_set: () => "no dice set recorded" };
+const diceBadge = (d) => d ? el("span", { class: `pill dice-due ${d.status}`, "data-status": d.status },
+  `${DUE_TEXT[d.status](d)} (${d.section})`) : null;
 const faces = (r) => (r.final_faces || r.faces || []).join(" ");
 const toInput = (t) => { const d = new Date(t * 1000 - new Date().getTimezoneOffset() * 60000);
   return d.toISOString().slice(0, 16); };
@@ -112,6 +118,7 @@ async function refreshGrid() {
     return el("div", { class: "card" + (t.open_alerts ? " alerting" : ""), "data-table": t.id },
       el("h3", {}, t.name, el("small", {}, ` ${t.game} round ${t.round}`)),
       t.open_alerts ? el("p", { class: "error" }, `${t.open_alerts} open alert(s)`) : null,
+      el("p", {}, diceBadge(t.dice)),
       r ? [el("p", { class: "faces", "data-roll": r.roll_id, "data-seq": r.seq }, faces(r)),
            el("p", {}, el("span", { class: "pill " + r.status }, r.status), ` ${r.verdict} `,
               r.settlement ? `paid ${cents(r.settlement.paid)} collected ${cents(r.settlement.collected)}` : ""),

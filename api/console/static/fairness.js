@@ -1,5 +1,5 @@
 // dicecall console: the dice fairness screen, per table and dice set (603a.13).
-// Uses S, $, el, api, toast, fmtTime, toInput, fromInput, tableOptions from console.js.
+// Uses S, $, el, api, toast, fmtTime, diceBadge, toInput, fromInput, tableOptions from console.js.
 "use strict";
 
 const setName = (ds) => ds ? `dice set ${ds.label}` : "no dice set recorded";
@@ -26,8 +26,8 @@ async function loadSets() {
         : span(s.put_in_service_at, s.retired_at)})`)));
   $("fairness-set").value = sets.some((s) => s.id === keep) ? keep : "";
   const cur = sets.find((s) => s.in_service);
-  $("dice-current").textContent = cur ? `in service: ${cur.label}, by ${cur.put_in_service_by}`
-    : "no dice set recorded on this table";
+  $("dice-current").replaceChildren(cur ? `in service: ${cur.label}, by ${cur.put_in_service_by} `
+    : "no dice set recorded on this table", cur ? diceBadge(cur.due) : "");
 }
 
 async function runFairness(ev) {
