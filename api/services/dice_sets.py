@@ -2,10 +2,11 @@
 
 Dice are received, inspected before play and removed from use under 58 Pa. Code 603a.13
 (cited by 668a.3(a) for Props & Hops and 675a.3(a) for High Roll); Craps dice are changed
-when they show signs of tampering (623a.7(d)). Each change is recorded here so the
-fairness report can test every set apart. One set per table is in service at a time:
-putting a new one in service retires the one before at the same instant, in one
-transaction with the table row locked, and both changes go to the audit chain.
+at least every 24 hours and when they show signs of tampering (623a.7(d)), shaker dice stay
+on a table no more than 24 hours (668a.3(b)(1), 675a.3(b)(1); `dice_due`). Each change is
+recorded here so the fairness report can test every set apart. One set per table is in
+service at a time: putting a new one in service retires the one before at the same instant,
+in one transaction with the table row locked, and both changes go to the audit chain.
 
 A roll belongs to the set in service when it was thrown (`Roll.captured_at`); that is
 resolved by a range join when a report is asked for, not at intake, so the intake reads
