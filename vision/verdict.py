@@ -104,7 +104,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     if zones.held and len(dice):
         held = inside(dice.centers, zones.held)
     # A die on the bank chips or a rail is on the table, not missing: it is flagged instead.
-    rolled = (in_play | _zone_reasons(dice, profile, zones, cfg, reasons)) & ~held
+    rolled = (in_play | _zone_reasons(dice, profile, zones, reasons)) & ~held
     play = np.flatnonzero(rolled)
     _count_reasons(profile, len(play), reasons)
     _stacked_reasons(dice, profile, len(play), cfg, reasons)
@@ -118,7 +118,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
                        tuple(int(dice.pip_face[i]) for i in order), dice)
 
 
-def _zone_reasons(dice, profile, zones, cfg, reasons) -> np.ndarray:
+def _zone_reasons(dice, profile, zones, reasons) -> np.ndarray:
     """Flags dice in no-roll zones; returns the (N,) mask of them."""
     sec = profile.sections
     flagged = np.zeros(len(dice), bool)
