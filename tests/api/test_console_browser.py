@@ -278,6 +278,37 @@ def test_fairness_screen_and_grid_flag_dice_overdue(browser, live):
     ctx.close()
 
 
+def test_fairness_screen_shows_the_picked_table_when_an_older_load_answers_last(browser, live):
+    # CI once saw the screen's first load (the first table in the list) answer after the
+    # load for the table the user picked, and overwrite it. Here that order is forced.
+    first, _ = live.table("Props 10 (first in list)", "props-and-hops")
+    live.call("POST", f"/v1/tables/{first}/dice-sets", "surveillance", json={"label": "F1 F2"})
+    picked, _ = live.table("Props 11 (picked)", "props-and-hops")
+    live.call("POST", f"/v1/tables/{picked}/dice-sets", "surveillance", json={"label": "K1 K2"})
+    ctx, page = open_console(browser, live, "surveillance")
+
+    held = []  # the loads of any other table, answered only once the picked one is shown
+
+    def hold_unless_picked(route):
+        if picked in route.request.url:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/console/api/tables/*/dice-sets", hold_unless_picked)
+    page.click("button[data-tab=fairness]")
+    page.select_option("#fairness-table", picked)
+    page.wait_for_selector("#dice-current:has-text('in service: K1 K2')")
+    assert held, "the screen's first load was for the picked table; nothing was raced"
+    with page.expect_response(lambda r: "/dice-sets" in r.url and picked not in r.url):
+        for route in held:
+            route.continue_()
+    page.wait_for_timeout(300)  # let the page handle the stale answer
+    assert "in service: K1 K2" in page.inner_text("#dice-current")
+    assert page.input_value("#fairness-table") == picked
+    ctx.close()
+
+
 def test_dealer_call_mismatch_shows_as_an_alert_within_one_second(browser, live, camera):
     table, device = live.table("Craps 1")
     frame = camera(100, right=True)

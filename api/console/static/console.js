@@ -147,7 +147,9 @@ async function searchHistory(ev) {
   const p = new URLSearchParams({ q: $("history-q").value });
   const s = fromInput($("history-start").value), e = fromInput($("history-end").value);
   if (s) p.set("start", s); if (e) p.set("end", e);
+  const ask = S.historyAsk = (S.historyAsk || 0) + 1;  // only the latest search is shown
   const h = await api("GET", `/console/api/tables/${id}/rolls?${p}`);
+  if (ask !== S.historyAsk) return;
   $("history-count").textContent = `${h.matched} of ${h.total_rolls} rolls`;
   $("history-rows").replaceChildren(...h.rolls.map((r) => el("tr", {},
     el("td", {}, r.arrival), el("td", {}, fmtTime(r.received_at)), el("td", {}, r.verdict),

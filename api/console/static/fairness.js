@@ -18,6 +18,8 @@ async function initFairness() {
 async function loadSets() {
   const id = $("fairness-table").value; if (!id) return;
   const sets = await api("GET", `/console/api/tables/${id}/dice-sets`);
+  // Opening the screen and picking a table both load sets; the slower answer may be stale.
+  if (id !== $("fairness-table").value) return;
   const keep = S.fairSet !== undefined ? S.fairSet : $("fairness-set").value;
   S.fairSet = undefined;
   $("fairness-set").replaceChildren(el("option", { value: "" }, "every dice set, each tested apart"),
