@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -48,6 +49,14 @@ class Pending:
 
 _EVENTS = Event.__table__
 _HEAD = ChainHead.__table__
+_appends = 0
+_appends_lock = threading.Lock()
+
+
+def appends() -> int:
+    """How many times `append` was called in this process: the PostgreSQL intake keeps the
+    chain head it committed last only while nothing else of the process appended."""
+    return _appends
 
 
 def append(session: Session | Connection, events: Iterable[Pending]) -> list[dict]:
@@ -63,14 +72,25 @@ def append(session: Session | Connection, events: Iterable[Pending]) -> list[dic
     events = list(events)
     if not events:
         return []
+    global _appends
+    with _appends_lock:
+        _appends += 1
     conn = session.connection() if isinstance(session, Session) else session
     head = conn.execute(select(_HEAD.c.last_id, _HEAD.c.last_hash)
                         .where(_HEAD.c.id == 1).with_for_update()).first()
     if head is None:  # a database created without the migration's genesis row
         conn.execute(insert(_HEAD).values(id=1, last_id=0, last_hash=GENESIS))
         head = (0, GENESIS)
-    last_id, last_hash = head
-    now = time.time()
+    rows, last_id, last_hash = link(events, head[0], head[1], time.time())
+    conn.execute(insert(_EVENTS), rows)
+    conn.execute(update(_HEAD).where(_HEAD.c.id == 1).values(last_id=last_id,
+                                                             last_hash=last_hash))
+    return rows
+
+
+def link(events: Iterable[Pending], last_id: int, last_hash: str,
+         now: float) -> tuple[list[dict], int, str]:
+    """The rows of `events` chained after (last_id, last_hash), and the new head."""
     rows = []
     for pending in events:
         last_id += 1
@@ -80,10 +100,7 @@ def append(session: Session | Connection, events: Iterable[Pending]) -> list[dic
                      "payload": payload, "created_at": now, "prev_hash": last_hash,
                      "hash": digest})
         last_hash = digest
-    conn.execute(insert(_EVENTS), rows)
-    conn.execute(update(_HEAD).where(_HEAD.c.id == 1).values(last_id=last_id,
-                                                             last_hash=last_hash))
-    return rows
+    return rows, last_id, last_hash
 
 
 @dataclass

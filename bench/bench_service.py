@@ -9,8 +9,12 @@ place and one buy bet per player on 4-10). Requests are bounded in count and tim
 
 Besides rolls/s and latency it prints the CPU seconds per roll of the service process (its
 workers included) and of this load generator, read from /proc: on a shared machine the CPU
-cost is the figure that does not depend on what else runs (PostgreSQL's own processes are
-not counted).
+cost is the figure that does not depend on what else runs. On PostgreSQL it also prints the
+CPU per roll of all PostgreSQL processes of the machine during the load (from /proc; the
+background writers included, and whatever else uses the server meanwhile: the last column
+counts the transactions of its other databases during the load, which should be 0).
+`--count-sql` (one worker) counts the SQL statements the service executes during the load
+(`sql_count.py`) and prints them per roll.
 
     python bench/bench_service.py --db sqlite --db postgres --tables 32 --rolls 150
 """
@@ -22,6 +26,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -109,11 +114,17 @@ def setup_tables(url: str, n: int, game: str = "craps") -> list[dict]:
     return out
 
 
-def start_server(env: dict, port: int, workers: int = 1) -> subprocess.Popen:
+def start_server(env: dict, port: int, workers: int = 1,
+                 count_sql: bool = False) -> subprocess.Popen:
     """`dicecall serve` on loopback; returns once /healthz answers."""
-    exe = Path(sys.executable).with_name("dicecall")
-    proc = subprocess.Popen([str(exe), "serve", "--port", str(port), "--workers",
-                             str(workers)], env=env)
+    args = ["serve", "--port", str(port), "--workers", str(workers)]
+    if count_sql:  # the same command with the counter imported first (one process)
+        code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); import sql_count; "
+                "from dicecall.cli import main; sys.argv[0] = 'dicecall'; main()")
+        cmd = [sys.executable, "-c", code, str(Path(__file__).parent), *args]
+    else:
+        cmd = [str(Path(sys.executable).with_name("dicecall")), *args]
+    proc = subprocess.Popen(cmd, env=env)
     for _ in range(300):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
@@ -146,6 +157,55 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return total
     return total + sum(cpu_seconds(int(c)) for c in children)
+
+
+def pg_server_seconds() -> float:
+    """User + system CPU of every PostgreSQL process of this machine, those that exited
+    included (the postmaster's reaped children), from /proc (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if (proc / "comm").read_text().strip() != "postgres":
+                continue
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+        if fields[1] == "1" or _comm(int(fields[1])) != "postgres":  # the postmaster
+            total += int(fields[13]) + int(fields[14])
+    return total / tick
+
+
+def other_transactions(admin_url: str, database: str) -> int:
+    """Transactions of the server's other databases so far: whether something else used
+    PostgreSQL (and its CPU) during the load."""
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        return conn.execute("SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database "
+                            "WHERE datname <> %s", (database,)).fetchone()[0]
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def sql_counts(proc: subprocess.Popen, path: Path) -> dict:
+    """The service's statement counts since the last call (see sql_count.py)."""
+    path.unlink(missing_ok=True)
+    proc.send_signal(signal.SIGUSR1)
+    for _ in range(100):
+        if path.exists() and path.stat().st_size:
+            time.sleep(0.05)
+            return json.loads(path.read_text())
+        time.sleep(0.05)
+    raise RuntimeError("the service did not write its SQL counts")
 
 
 def roll_payload(seq: int, rng: random.Random) -> bytes:
@@ -203,18 +263,46 @@ def bench_one(backend: str, args, workdir: Path) -> dict:
             url = f"sqlite:///{workdir / f'bench-{uuid.uuid4().hex[:6]}.db'}"
         env = {**os.environ, "DICECALL_DATABASE_URL": url,
                "DICECALL_SECRET_KEY": "bench-key", "DICECALL_EVIDENCE_DIR": str(workdir)}
+        count_file = workdir / "sql-counts.json"
+        env["DICECALL_SQL_COUNT_FILE"] = str(count_file)
         tables = setup_tables(url, args.tables)
         port = free_port()
-        server = start_server(env, port, args.workers)
+        server = start_server(env, port, args.workers, args.count_sql)
+        database = url.rsplit("/", 1)[1] if backend == "postgres" else None
         try:
+            if args.count_sql:
+                sql_counts(server, count_file)  # from zero: the start-up is not counted
             server_cpu, own_cpu = cpu_seconds(server.pid), sum(os.times()[:2])
+            others = other_transactions(args.pg, database) if database else 0
+            pg_cpu = pg_server_seconds() if database else 0.0
             result = asyncio.run(run_load(port, tables, args.rolls, args.max_seconds))
-            result["server_ms"] = 1000 * (cpu_seconds(server.pid) - server_cpu) / result["rolls"]
-            result["client_ms"] = 1000 * (sum(os.times()[:2]) - own_cpu) / result["rolls"]
+            n = result["rolls"]
+            result["server_ms"] = 1000 * (cpu_seconds(server.pid) - server_cpu) / n
+            result["client_ms"] = 1000 * (sum(os.times()[:2]) - own_cpu) / n
+            result["pg_ms"] = (1000 * (pg_server_seconds() - pg_cpu) / n
+                               if database else None)
+            # Minus the two of the measure itself (the connection's and the statistics').
+            result["pg_others"] = (other_transactions(args.pg, database) - others - 2
+                                   if database else None)
+            if args.count_sql:
+                result["sql"] = sql_counts(server, count_file)
         finally:
             stop_server(server)
         result["backend"] = backend
         return result
+
+
+def print_sql(r: dict) -> None:
+    n = r["rolls"]
+    sql = r["sql"]
+    calls = sum(v["calls"] for v in sql.values())
+    rows = sum(v["rows"] for v in sql.values())
+    print(f"\n{r['backend']}: {calls / n:.2f} statement executions per roll "
+          f"({rows / n:.2f} counting each executemany row), {sql.get('COMMIT', {}).get('calls', 0)}"
+          f" commits for {n} rolls")
+    print(f"{'calls/roll':>11}{'rows/roll':>10}  statement")
+    for key, v in sorted(sql.items(), key=lambda kv: -kv[1]["calls"]):
+        print(f"{v['calls'] / n:>11.3f}{v['rows'] / n:>10.3f}  {key}")
 
 
 def free_port() -> int:
@@ -230,6 +318,8 @@ def main() -> None:
     parser.add_argument("--rolls", type=int, default=150, help="Rolls per device.")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--max-seconds", type=float, default=60.0)
+    parser.add_argument("--count-sql", action="store_true",
+                        help="Count the service's SQL statements (one worker).")
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
     load = os.getloadavg()
@@ -241,11 +331,17 @@ def main() -> None:
           f"{args.workers} worker(s); load average before {load[0]:.2f} {load[1]:.2f} "
           f"{load[2]:.2f}, after {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'backend':<10}{'rolls':>7}{'secs':>7}{'rolls/s':>9}{'p50 ms':>8}{'p99 ms':>8}"
-          f"{'mean ms':>9}{'errors':>7}{'svc cpu ms/roll':>16}{'gen cpu ms/roll':>16}")
+          f"{'mean ms':>9}{'errors':>7}{'svc cpu ms/roll':>16}{'gen cpu ms/roll':>16}"
+          f"{'pg cpu ms/roll':>15}{'pg other xacts':>15}")
     for r in rows:
+        pg = "-" if r["pg_ms"] is None else f"{r['pg_ms']:.2f}"
+        others = "-" if r["pg_others"] is None else str(r["pg_others"])
         print(f"{r['backend']:<10}{r['rolls']:>7}{r['seconds']:>7.1f}{r['rate']:>9.0f}"
               f"{r['p50_ms']:>8.1f}{r['p99_ms']:>8.1f}{r['mean_ms']:>9.1f}{r['errors']:>7}"
-              f"{r['server_ms']:>16.2f}{r['client_ms']:>16.2f}")
+              f"{r['server_ms']:>16.2f}{r['client_ms']:>16.2f}{pg:>15}{others:>15}")
+    for r in rows:
+        if "sql" in r:
+            print_sql(r)
 
 
 if __name__ == "__main__":

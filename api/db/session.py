@@ -8,11 +8,13 @@ instead of a lock would ruin tail latency. PostgreSQL uses row locks (`lock_tabl
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
 from sqlalchemy import Connection, Engine, create_engine, event, select
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session
 
 from .models import Table
@@ -96,10 +98,32 @@ class Database:
         self.engine.dispose()
 
 
+# A pooled connection used this recently is not pinged before use: under load the ping was
+# one more round trip per transaction. One idle longer (possibly cut by a server restart or
+# a firewall) still is.
+_PING_AFTER_IDLE_S = 1.0
+
+
 def _make_engine(url: str, pool_size: int, synchronous: str) -> Engine:
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_size=pool_size, max_overflow=pool_size,
-                             pool_pre_ping=True)
+        # LIFO: the connection used last is the one reused, so a busy writer does not cycle
+        # through every pooled connection (each idle long enough to need a ping).
+        engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size,
+                               pool_use_lifo=True)
+
+        @event.listens_for(engine, "checkin")
+        def _checkin(_dbapi_conn, record) -> None:
+            record.info["checked_in"] = time.monotonic()
+
+        @event.listens_for(engine, "checkout")
+        def _checkout(dbapi_conn, record, _proxy) -> None:
+            if time.monotonic() - record.info.get("checked_in", 0.0) > _PING_AFTER_IDLE_S:
+                try:
+                    engine.dialect.do_ping(dbapi_conn)
+                except Exception as exc:  # the pool discards it and takes another one
+                    raise DisconnectionError() from exc
+
+        return engine
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
                            pool_size=pool_size, max_overflow=pool_size)
 

@@ -13,9 +13,11 @@ under a known roll_id is a 409.
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from psycopg import IntegrityError as PgIntegrityError
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -27,6 +29,7 @@ from ..security import AuthError
 from ..settings import Settings
 from . import evidence
 from .rolls_batch import _SELECT_ROLLS, Batch, Intake, Record, _replay
+from .rolls_pg import StaleHead, explicit
 from .state import remember
 
 __all__ = ["Batch", "Intake", "Posted", "RollIn", "apply_batch", "intake", "prepare"]
@@ -73,11 +76,13 @@ def apply_batch(db: Database, posts: list[Posted]) -> list[Intake | ApiError | A
         Exception: a database failure of a single post (a batch retries its posts alone).
     """
     try:
-        with db.write_conn() as conn:
+        with db.write_conn() as conn, (nullcontext() if db.is_sqlite else explicit(conn)):
             batch = Batch(conn, posts)
             results = [batch.apply(p) for p in posts]
-            batch.flush()
-    except IntegrityError:
+            batch.flush()  # on PostgreSQL this commits; the `with` then has nothing to do
+    except StaleHead:  # nothing was written; the head is read this time (not remembered)
+        return apply_batch(db, posts)
+    except (IntegrityError, PgIntegrityError):  # the PostgreSQL path raises psycopg's own
         if len(posts) > 1:
             return [_alone(db, p) for p in posts]
         # A duplicate roll_id committed by another process since the batch looked.

@@ -18,6 +18,7 @@ from ..games.errors import RollRefused
 from ..metrics import SEQUENCE
 from ..schemas.rolls import RollIn
 from ..security import AuthError
+from . import rolls_pg
 from .dice_sets import thrown_at
 from .settle import roll_view, settle_roll
 from .state import load_state, now
@@ -43,8 +44,8 @@ def _replay(row: Any, digest: str, table_id: str) -> Intake:
 
 _ROLLS, _TABLES = Roll.__table__, Table.__table__
 _DEVICES, _GAPS = Device.__table__, SequenceGap.__table__
-_TABLE_COLS = ("id", "game", "state_json", "version", "round_no", "betting_open",
-               "arrivals", "held_rolls")
+_TABLE_COLS = rolls_pg.TABLE_COLS
+_WRITTEN = _TABLE_COLS[2:]  # what a roll changes: the state and the counters
 
 
 # Built once: constructing statements per request costs more than executing them. Tables are
@@ -78,13 +79,20 @@ class Batch:
 
     def __init__(self, conn: Connection, posts: list[Posted]) -> None:
         self.conn = conn
-        tids = sorted({p.table_id for p in posts})
-        self.tables = {r.id: Record(**r._mapping)
-                       for r in conn.execute(_SELECT_TABLES, {"tids": tids})}
-        self.stored = {r.roll_id: Record(**r._mapping) for r in conn.execute(
-            _SELECT_ROLLS, {"rids": sorted({p.roll.roll_id for p in posts})})}
-        self.devices = {r.id: Record(**r._mapping) for r in conn.execute(
-            _SELECT_DEVICES, {"dids": sorted({p.device_id for p in posts})})}
+        self.pg = conn.dialect.name == "postgresql"
+        self.appends = audit.appends()  # before anything is read (rolls_pg.HeadMemory)
+        keys = (sorted({p.table_id for p in posts}), sorted({p.roll.roll_id for p in posts}),
+                sorted({p.device_id for p in posts}))
+        if self.pg:  # the caller holds rolls_pg.explicit(conn)
+            tables, stored, devices = rolls_pg.read(conn, *keys)
+        else:
+            tables, stored, devices = (conn.execute(stmt, {name: arg}).mappings().all()
+                                       for stmt, name, arg in zip(
+                                           (_SELECT_TABLES, _SELECT_ROLLS, _SELECT_DEVICES),
+                                           ("tids", "rids", "dids"), keys, strict=True))
+        self.tables = {r["id"]: Record(**r) for r in tables}
+        self.stored = {r["roll_id"]: Record(**r) for r in stored}
+        self.devices = {r["id"]: Record(**r) for r in devices}
         self.states: dict[str, Any] = {}  # table id -> state after this batch's settlements
         self.rows: list[dict] = []
         self.gaps: list[dict] = []
@@ -180,18 +188,19 @@ class Batch:
             "received": row.seq}))
 
     def flush(self) -> None:
-        """Writes the batch: rolls first (a duplicate roll_id fails before anything else)."""
+        """Writes the batch: rolls first (a duplicate roll_id fails before anything else).
+        On PostgreSQL it also commits, in the same round trip (rolls_pg.py); on SQLite the
+        caller's transaction commits."""
+        if self.pg:
+            return rolls_pg.flush(self)
         conn = self.conn
         if self.rows:
             conn.execute(_INSERT_ROLL, self.rows)
         if self.gaps:
             conn.execute(_INSERT_GAP, self.gaps)
         if self.dirty_tables:
-            conn.execute(_UPDATE_TABLE, [
-                {"tid": t.id, "state_json": t.state_json, "version": t.version,
-                 "round_no": t.round_no, "betting_open": t.betting_open,
-                 "arrivals": t.arrivals, "held_rolls": t.held_rolls}
-                for t in self.dirty_tables.values()])
+            conn.execute(_UPDATE_TABLE, [{"tid": t.id, **{c: getattr(t, c) for c in _WRITTEN}}
+                                         for t in self.dirty_tables.values()])
         if self.dirty_devices:
             conn.execute(_UPDATE_DEVICE, [{"did": d.id, "last_seq": d.last_seq}
                                           for d in self.dirty_devices.values()])
