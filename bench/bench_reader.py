@@ -131,6 +131,11 @@ def main() -> int:
         # Scenes are generated before any onnxruntime session exists: the pool forks.
         synth = args.synth or _generate(Path(tmp), args.count)
         readers = {v: _reader(v, args.threads) for v in ("fp32", "int8")}
+        from dicecall.vision.verdict import VerdictConfig
+
+        v = VerdictConfig()
+        print(f"flags at the verdict's thresholds: tilt {v.tilt_threshold}, "
+              f"stacked {v.stacked_threshold}")
         print(f"{'set':<22} {'var':<5} {'dice':>6} {'found':>9} {'read right':>10} "
               f"{'target':>7} {'false/img':>9} {'cocked rec':>16} {'stacked rec':>16}")
         for name, folders, target in _sets(synth, args.real):

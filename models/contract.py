@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from dicecall.vision.preprocess import die_geometry  # noqa: F401  (one home, re-exported)
+
 DET_SIZE = 320  # detector input side, pixels
 DET_STRIDE = 4  # detector output cell, input pixels
 DET_GRID = DET_SIZE // DET_STRIDE  # 80 cells a side
@@ -29,7 +31,11 @@ DETECTOR_OUTPUTS = {
     "wh": ("float32", [1, 2, DET_GRID, DET_GRID]),
     "offset": ("float32", [1, 2, DET_GRID, DET_GRID]),
 }
-READER_INPUTS = {"crops": ("float32", ["N", 3, CROP_SIZE, CROP_SIZE])}
+GEOM = 3  # dx, dy, log size ratio: vision.preprocess.die_geometry
+READER_INPUTS = {
+    "crops": ("float32", ["N", 3, CROP_SIZE, CROP_SIZE]),
+    "geom": ("float32", ["N", GEOM]),
+}
 READER_OUTPUTS = {
     "face_logits": ("float32", ["N", 6]),
     "pip_heatmap": ("float32", ["N", 1, PIP_GRID, PIP_GRID]),

@@ -14,7 +14,14 @@ import cv2
 import numpy as np
 
 from dicecall.models.augment import photometric
-from dicecall.models.contract import CROP_SCALE, CROP_SIZE, PIP_GRID, PIP_STRIDE, crop_die
+from dicecall.models.contract import (
+    CROP_SCALE,
+    CROP_SIZE,
+    PIP_GRID,
+    PIP_STRIDE,
+    crop_die,
+    die_geometry,
+)
 from dicecall.models.data import TOP_FACE_WIDEN, Sample, read_rgb
 
 CACHE_SIZE = 112  # cached square side, pixels
@@ -32,6 +39,7 @@ class CropCache:
         tilt, stacked: [D] float32 0/1, NaN = unknown.
         pips: [D, 6, 2] float32 pip centres in cache pixels, NaN-padded; all NaN = unknown.
         real: [D] bool, from a real photo.
+        geom: [D, 3] float32 where the die sits in its frame (`contract.die_geometry`).
     """
 
     images: np.ndarray
@@ -40,6 +48,7 @@ class CropCache:
     stacked: np.ndarray
     pips: np.ndarray
     real: np.ndarray
+    geom: np.ndarray
 
 
 def die_size(sample: Sample) -> np.ndarray:
@@ -51,7 +60,7 @@ def die_size(sample: Sample) -> np.ndarray:
 
 def build_cache(samples: list[Sample]) -> CropCache:
     """Cuts every die of every sample into the cache."""
-    ims, faces, tilt, stacked, pips, real = [], [], [], [], [], []
+    ims, faces, tilt, stacked, pips, real, geom = [], [], [], [], [], [], []
     for s in samples:
         if len(s.faces) == 0:
             continue
@@ -65,20 +74,23 @@ def build_cache(samples: list[Sample]) -> CropCache:
                 p[: len(q)] = q
             pips.append(p)
         faces.append(s.faces)
+        geom.append(die_geometry(s.centres, die_size(s), frame.shape))
         tilt.append(s.tilt)
         stacked.append(s.stacked)
         real.append(np.full(len(s.faces), not s.source.startswith("synthetic")))
     return CropCache(np.stack(ims), np.concatenate(faces), np.concatenate(tilt),
-                     np.concatenate(stacked), np.stack(pips), np.concatenate(real))
+                     np.concatenate(stacked), np.stack(pips), np.concatenate(real),
+                     np.concatenate(geom))
 
 
 def random_crop(cache: CropCache, i: int, rng: np.random.Generator
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """One augmented 64x64 crop of die i and its pip heatmap target.
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One augmented 64x64 crop of die i, its pip heatmap target and its geometry.
 
     Returns:
-        (crop, pip_heat): [64, 64, 3] uint8 RGB; [32, 32] float32 in [0, 1], or all -1 when
-        the die's pips are unknown (the loss masks it).
+        (crop, pip_heat, geom): [64, 64, 3] uint8 RGB; [32, 32] float32 in [0, 1], or all -1
+        when the die's pips are unknown (the loss masks it); [3] float32, the direction to
+        the frame's centre turned and mirrored with the crop, so perspective stays consistent.
     """
     unit = CACHE_SIZE / CACHE_SPAN  # cache pixels per die size
     side = CROP_SCALE * unit * np.exp(rng.uniform(np.log(0.8), np.log(1.6)))
@@ -95,7 +107,11 @@ def random_crop(cache: CropCache, i: int, rng: np.random.Generator
     crop = cv2.warpAffine(src, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
     crop = photometric(crop, rng)
-    return crop, _pip_heat(cache.pips[i], m)
+    geom = cache.geom[i].copy()
+    geom[:2] = (m[:, :2] / k) @ geom[:2]
+    # The detector's box size is off by a few percent; so is the size ratio it feeds.
+    geom[2] += rng.normal(0.0, 0.03)
+    return crop, _pip_heat(cache.pips[i], m), geom
 
 
 def _pip_heat(pips: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ from dicecall.models.contract import (
     READER_OUTPUTS,
     crop_die,
     crops_to_input,
+    die_geometry,
     letterbox,
 )
 from dicecall.models.crops import die_size
@@ -28,44 +29,51 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def export_onnx(model: torch.nn.Module, example: torch.Tensor, path: Path, input_name: str,
+def export_onnx(model: torch.nn.Module, feeds: dict[str, np.ndarray], path: Path,
                 outputs: list[str], dynamic: bool) -> None:
-    """Writes `model` as ONNX opset 17, with a dynamic first axis when `dynamic`."""
+    """Writes `model` as ONNX opset 17, with a dynamic first axis when `dynamic`; `feeds`
+    are example inputs by name, in the order of the model's arguments."""
     model.eval()
-    axes = {input_name: {0: "N"}, **{o: {0: "N"} for o in outputs}} if dynamic else None
-    torch.onnx.export(model, (example,), str(path), opset_version=OPSET, dynamo=False,
-                      input_names=[input_name], output_names=outputs, dynamic_axes=axes,
+    names = list(feeds)
+    axes = {n: {0: "N"} for n in names + outputs} if dynamic else None
+    example = tuple(torch.from_numpy(v) for v in feeds.values())
+    torch.onnx.export(model, example, str(path), opset_version=OPSET, dynamo=False,
+                      input_names=names, output_names=outputs, dynamic_axes=axes,
                       do_constant_folding=True)
 
 
-def check_against_torch(model: torch.nn.Module, path: Path, x: np.ndarray) -> float:
-    """Largest absolute difference between torch and onnxruntime outputs on `x`."""
+def check_against_torch(model: torch.nn.Module, path: Path, feeds: dict[str, np.ndarray]
+                        ) -> float:
+    """Largest absolute difference between torch and onnxruntime outputs on `feeds`."""
     from dicecall.models.pipeline import session
 
     with torch.no_grad():
-        ref = [t.numpy() for t in model(torch.from_numpy(x))]
+        ref = [t.numpy() for t in model(*(torch.from_numpy(v) for v in feeds.values()))]
     sess = session(path)
-    got = sess.run(None, {sess.get_inputs()[0].name: x})
+    got = sess.run(None, feeds)
     return float(max(np.abs(a - b).max() for a, b in zip(ref, got, strict=True)))
 
 
 def calibration_inputs(samples: list[Sample], images: int, crops: int, seed: int = 0
-                       ) -> tuple[np.ndarray, np.ndarray]:
-    """Detector frames [F, 3, 320, 320] and reader crops [C, 3, 64, 64], evenly drawn."""
+                       ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Detector frames [F, 3, 320, 320] and reader inputs (crops [C, 3, 64, 64], geom
+    [C, 3]), evenly drawn."""
     rng = np.random.default_rng(seed)
     pick = rng.choice(len(samples), min(images, len(samples)), replace=False)
-    frames, cut = [], []
+    frames, cut, geom = [], [], []
     for i in sorted(pick):
         s = samples[i]
         frame = read_rgb(s.image)
         frames.append(letterbox(frame)[0][0])
+        geom.append(die_geometry(s.centres, die_size(s), frame.shape))
         for (cx, cy), size in zip(s.centres, die_size(s), strict=True):
             cut.append(crop_die(frame, cx, cy, CROP_SCALE * size))
-    cut_arr = np.stack(cut)[rng.permutation(len(cut))[:crops]]
-    return np.stack(frames), crops_to_input(cut_arr)
+    order = rng.permutation(len(cut))[:crops]
+    return np.stack(frames), {"crops": crops_to_input(np.stack(cut)[order]),
+                              "geom": np.concatenate(geom)[order]}
 
 
-def quantize(src: Path, dst: Path, name: str, data: np.ndarray) -> None:
+def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
     """Static INT8 quantization, QDQ format, per-channel weights; output activations
     (sigmoid, exp) stay float so probabilities and sizes keep their resolution."""
     import onnx
@@ -79,7 +87,8 @@ def quantize(src: Path, dst: Path, name: str, data: np.ndarray) -> None:
 
     class Reader(CalibrationDataReader):
         def __init__(self) -> None:
-            self.it = iter([{name: data[i : i + 1]} for i in range(len(data))])
+            n = len(next(iter(data.values())))
+            self.it = iter([{k: v[i : i + 1] for k, v in data.items()} for i in range(n)])
 
         def get_next(self) -> dict | None:
             return next(self.it, None)
@@ -95,25 +104,31 @@ def quantize(src: Path, dst: Path, name: str, data: np.ndarray) -> None:
 
 
 def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
-    """Exports run/detector/best.pt and run/reader/best.pt to `out`, FP32 and INT8."""
-    det, rd = Detector(), Reader()
-    det_epoch = load_checkpoint(run / "detector" / "best.pt", det)[0]
-    rd_epoch = load_checkpoint(run / "reader" / "best.pt", rd)[0]
-    det.eval()
-    rd.eval()
+    """Exports run/detector/best.pt and run/reader/best.pt to `out`, FP32 and INT8.
+
+    A run that trained one stage only (`--stage reader`) exports that stage; the other
+    stage's files in `out` are left as they are.
+    """
+    stages = [k for k in ("detector", "reader") if (run / k / "best.pt").is_file()]
+    if not stages:
+        raise FileNotFoundError(f"no {run}/detector/best.pt or {run}/reader/best.pt")
     samples = [s for d in calib for s in load_folder(d)]
     frames, crops = calibration_inputs(samples, images=64, crops=512)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"detector": out / "detector.onnx", "reader": out / "reader.onnx"}
-    export_onnx(det, torch.from_numpy(frames[:1]), paths["detector"], "image",
-                list(DETECTOR_OUTPUTS), dynamic=False)
-    export_onnx(rd, torch.from_numpy(crops[:2]), paths["reader"], "crops",
-                list(READER_OUTPUTS), dynamic=True)
-    report = {"detector_epoch": det_epoch, "reader_epoch": rd_epoch,
-              "detector_max_abs_diff": check_against_torch(det, paths["detector"], frames[:1]),
-              "reader_max_abs_diff": check_against_torch(rd, paths["reader"], crops[:7])}
-    quantize(paths["detector"], out / "detector.int8.onnx", "image", frames)
-    quantize(paths["reader"], out / "reader.int8.onnx", "crops", crops)
+    report: dict = {}
+    for stage in stages:
+        model = Detector() if stage == "detector" else Reader()
+        report[f"{stage}_epoch"] = load_checkpoint(run / stage / "best.pt", model)[0]
+        model.eval()
+        path = out / f"{stage}.onnx"
+        if stage == "detector":
+            feeds, outputs, data = {"image": frames[:1]}, list(DETECTOR_OUTPUTS), {"image": frames}
+        else:
+            feeds, outputs, data = {k: v[:7] for k, v in crops.items()}, list(READER_OUTPUTS), crops
+        export_onnx(model, {k: v[:2] for k, v in feeds.items()}, path, outputs,
+                    dynamic=stage == "reader")
+        report[f"{stage}_max_abs_diff"] = check_against_torch(model, path, feeds)
+        quantize(path, out / f"{stage}.int8.onnx", data)
     for p in sorted(out.glob("*.onnx")):
         report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
     return report

@@ -88,34 +88,42 @@ class Detector(nn.Module):
 class Reader(nn.Module):
     """Reads one die crop: face, pip centres, tilt and stacking.
 
-    Input [N, 3, 64, 64] RGB in [0, 1]. Outputs: face_logits [N, 6] (faces 1-6);
-    pip_heatmap [N, 1, 32, 32] sigmoid, the top face's pip centres at stride 2;
-    tilt_logit [N, 1]; stacked_logit [N, 1].
+    Inputs: crops [N, 3, 64, 64] RGB in [0, 1]; geom [N, 3], where the die sits in its frame
+    (`contract.die_geometry`). Outputs: face_logits [N, 6] (faces 1-6); pip_heatmap
+    [N, 1, 32, 32] sigmoid, the top face's pip centres at stride 2; tilt_logit [N, 1];
+    stacked_logit [N, 1].
     """
 
-    def __init__(self, width: int = 24) -> None:
+    def __init__(self, width: int = 24, flag_width: int = 32) -> None:
         super().__init__()
-        c1, c2, c3 = width, width * 2, width * 4
+        c1, c2, c3, f = width, width * 2, width * 4, flag_width
         self.b32 = nn.Sequential(conv_bn(3, c1, 2), conv_bn(c1, c1))  # 32x32
         self.b16 = nn.Sequential(conv_bn(c1, c2, 2), conv_bn(c2, c2))  # 16x16
         self.b8 = nn.Sequential(conv_bn(c2, c3, 2), conv_bn(c3, c3))  # 8x8
         self.b4 = nn.Sequential(conv_bn(c3, c3, 2), conv_bn(c3, c3))  # 4x4
         self.face = nn.Linear(c3, 6)
-        self.flags = nn.Linear(c3, 2)
+        # The flags have their own layers from the 16x16 features and keep the 4x4 layout
+        # (no pooling): which side of the die shows a side face, against the direction to
+        # the frame's centre in `geom`, is what tells a tilt from the camera's perspective.
+        self.flag8 = nn.Sequential(conv_bn(c2, 2 * f, 2), conv_bn(2 * f, 2 * f))  # 8x8
+        self.flag4 = conv_bn(2 * f, f, 2)  # 4x4
+        self.geom = nn.Sequential(nn.Linear(3, 16), nn.ReLU(True))
+        self.flags = nn.Sequential(nn.Linear(16 * f + 16, 64), nn.ReLU(True), nn.Linear(64, 2))
         # The pip branch has its own layers from the 32x32 and 16x16 features, so its count
         # is a second reading that does not pass through the face classifier.
         self.pip16 = conv_bn(c2, c1)
         self.pip32 = nn.Sequential(conv_bn(c1, c1), nn.Conv2d(c1, 1, 1))
         nn.init.constant_(self.pip32[1].bias, -4.6)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def forward(self, x: torch.Tensor, geom: torch.Tensor) -> tuple[torch.Tensor, ...]:
         f32 = self.b32(x)
         f16 = self.b16(f32)
         f4 = self.b4(self.b8(f16))
         g = f4.mean(dim=(2, 3))
         pip = f32 + F.interpolate(self.pip16(f16), scale_factor=2.0, mode="nearest")
         pip_heatmap = torch.sigmoid(self.pip32(pip))
-        flags = self.flags(g)
+        h = self.flag4(self.flag8(f16)).flatten(1)
+        flags = self.flags(torch.cat([h, self.geom(geom)], 1))
         return self.face(g), pip_heatmap, flags[:, :1], flags[:, 1:2]
 
 
@@ -124,8 +132,8 @@ def count_params(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
-def count_macs(model: nn.Module, shape: tuple[int, ...]) -> int:
-    """Multiply-accumulates of one forward pass on a zero input of `shape` (conv + linear)."""
+def count_macs(model: nn.Module, *shapes: tuple[int, ...]) -> int:
+    """Multiply-accumulates of one forward pass on zero inputs of `shapes` (conv + linear)."""
     total = 0
 
     def hook(mod: nn.Module, _inp, out: torch.Tensor) -> None:
@@ -139,7 +147,7 @@ def count_macs(model: nn.Module, shape: tuple[int, ...]) -> int:
     handles = [m.register_forward_hook(hook) for m in model.modules()
                if isinstance(m, (nn.Conv2d, nn.Linear))]
     with torch.no_grad():
-        model.eval()(torch.zeros(shape))
+        model.eval()(*(torch.zeros(s) for s in shapes))
     for h in handles:
         h.remove()
     return total

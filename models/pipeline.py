@@ -12,10 +12,17 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from dicecall.models.contract import CROP_SCALE, crop_die, crops_to_input, letterbox
+from dicecall.models.contract import (
+    CROP_SCALE,
+    crop_die,
+    crops_to_input,
+    die_geometry,
+    letterbox,
+)
 from dicecall.models.crops import die_size
 from dicecall.models.data import Sample, load_crops_folder, read_rgb
 from dicecall.models.evaluate import DET_THRESHOLD, PIP_THRESHOLD, count_pips, decode
+from dicecall.vision.reader import reader_feeds
 
 
 def session(path: Path | str, threads: int = 2) -> ort.InferenceSession:
@@ -59,12 +66,14 @@ class OnnxPipeline:
         crops = np.stack(
             [crop_die(frame_rgb, cx, cy, CROP_SCALE * max(w, h)) for cx, cy, w, h in dice[:, :4]]
         )
-        return self.read_crops(crops)
+        sizes = np.maximum(dice[:, 2], dice[:, 3])
+        return self.read_crops(crops, die_geometry(dice[:, :2], sizes, frame_rgb.shape))
 
-    def read_crops(self, crops: np.ndarray) -> dict[str, np.ndarray]:
-        """Reader outputs for [N, 64, 64, 3] uint8 RGB crops."""
+    def read_crops(self, crops: np.ndarray, geom: np.ndarray | None = None
+                   ) -> dict[str, np.ndarray]:
+        """Reader outputs for [N, 64, 64, 3] uint8 RGB crops; `geom` None: lone dice."""
         names = [o.name for o in self.reader.get_outputs()]
-        outs = self.reader.run(names, {"crops": crops_to_input(crops)})
+        outs = self.reader.run(names, reader_feeds(self.reader, crops_to_input(crops), geom))
         return dict(zip(names, outs, strict=True))
 
     def predict(
@@ -127,7 +136,8 @@ def time_models(detector: Path, reader: Path, peer: Path, runs: int, dice: int) 
     feeds = {
         "peer": {sessions["peer"].get_inputs()[0].name: rng.random((1, 3, 320, 320), np.float32)},
         "detector": {"image": rng.random((1, 3, 320, 320), np.float32)},
-        "reader": {"crops": rng.random((dice, 3, 64, 64), np.float32)},
+        "reader": reader_feeds(sessions["reader"], rng.random((dice, 3, 64, 64), np.float32),
+                               None),
     }
     times: dict[str, list[float]] = {k: [] for k in sessions}
     for i in range(runs + 10):

@@ -13,10 +13,21 @@ from .scoring import Score, match
 TILT_BANDS = ((0, 5), (5, 15), (15, 30), (30, 90))  # degrees; 5 is the labels' cocked line
 
 
-def evaluate_synthetic(reader, folder: Path, tilt_threshold: float = 0.5,
-                       stacked_threshold: float = 0.5) -> Result:
-    """Face and detection score, plus recall of cocked / stacked dice by tilt band."""
+def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None,
+                       stacked_threshold: float | None = None) -> Result:
+    """Face and detection score, plus recall of cocked / stacked dice by tilt band.
+
+    A die counts as flagged at the verdict's thresholds (`VerdictConfig` defaults unless
+    given), so the recall is the one the no-roll rules get.
+    """
     from dicecall.datasets.schema import MIN_VISIBLE, load_folder
+
+    from .verdict import VerdictConfig
+
+    defaults = VerdictConfig()
+    tilt_threshold = defaults.tilt_threshold if tilt_threshold is None else tilt_threshold
+    stacked_threshold = (defaults.stacked_threshold if stacked_threshold is None
+                         else stacked_threshold)
 
     score = Score()
     bands = {f"{lo}-{hi}": [0, 0] for lo, hi in TILT_BANDS}

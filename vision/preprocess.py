@@ -62,3 +62,35 @@ def _area_crop(frame: np.ndarray, x0: int, y0: int, side: int, size: int) -> np.
     patch = cv2.copyMakeBorder(frame[ay0:ay1, ax0:ax1], ay0 - y0, y0 + side - ay1,
                                ax0 - x0, x0 + side - ax1, cv2.BORDER_REPLICATE)
     return cv2.resize(patch, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def die_geometry(centers: np.ndarray, sizes: np.ndarray, frame_shape: tuple) -> np.ndarray:
+    """Where each die sits in the frame, for the reader's tilt and die-on-die heads.
+
+    A crop alone cannot tell a tilted die from a flat one seen off the camera's axis (both
+    show a side face), nor a die lifted onto another from one on the floor (crops are cut
+    to the die's size). So the reader also gets:
+    - dx, dy: the die's centre minus the frame's centre, over max(H, W). Without a
+      calibrated camera the principal point is taken at the centre and the field of view
+      as typical.
+    - log(size / median size of the frame's dice): a die on another is nearer the camera
+      and looks larger than its neighbours; 0 for a lone die.
+
+    Args:
+        centers: (N, 2) die centres (x, y), frame pixels.
+        sizes: (N,) die sizes max(w, h), frame pixels.
+        frame_shape: the frame's shape, (H, W, ...).
+
+    Returns:
+        (N, 3) float32 (dx, dy, log size ratio).
+    """
+    h, w = frame_shape[:2]
+    out = np.zeros((len(centers), 3), np.float32)
+    if len(centers) == 0:
+        return out
+    c = np.asarray(centers, np.float64)
+    out[:, 0] = (c[:, 0] - w / 2) / max(h, w)
+    out[:, 1] = (c[:, 1] - h / 2) / max(h, w)
+    s = np.maximum(np.asarray(sizes, np.float64), 1.0)
+    out[:, 2] = np.log(s / np.median(s))
+    return out

@@ -14,7 +14,7 @@ from .config import ReaderConfig
 from .decode import count_pips, decode_centres, sigmoid, softmax
 from .dice import Dice
 from .images import check_frame
-from .preprocess import crops, letterbox
+from .preprocess import crops, die_geometry, letterbox
 
 STRIDE = 4
 
@@ -32,18 +32,31 @@ def open_session(path: Path, threads: int):
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
-def read_batch(session, batch: np.ndarray, cfg: ReaderConfig):
+def reader_feeds(session, batch: np.ndarray, geom: np.ndarray | None) -> dict:
+    """The reader's inputs: the crops, and `geom` when the model takes it (readers trained
+    before it existed take crops only). A missing `geom` is a lone die mid-frame."""
+    names = {i.name for i in session.get_inputs()} if hasattr(session, "get_inputs") else set()
+    feeds = {"crops": batch}
+    if "geom" in names:
+        feeds["geom"] = (np.zeros((len(batch), 3), np.float32) if geom is None
+                         else np.asarray(geom, np.float32))
+    return feeds
+
+
+def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray | None = None):
     """The crop reader on a batch of crops, before the temperature.
 
     One home for the edge and for `dicecall calibrate model`, so the pip reading the
-    thresholds are calibrated on is the one the verdict checks.
+    thresholds are calibrated on is the one the verdict checks. `geom` is
+    `preprocess.die_geometry` of the crops' dice.
 
     Returns:
         (K, 6) float32 raw face logits, (K,) int8 pip reading (0: not a face), (K,) tilt and
         (K,) stacked probabilities.
     """
     logits, pips, tilt, stacked = session.run(
-        ["face_logits", "pip_heatmap", "tilt_logit", "stacked_logit"], {"crops": batch})
+        ["face_logits", "pip_heatmap", "tilt_logit", "stacked_logit"],
+        reader_feeds(session, batch, geom))
     pip_face = count_pips(pips, cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
     return (np.asarray(logits, np.float32), pip_face, sigmoid(tilt[:, 0]),
             sigmoid(stacked[:, 0]))
@@ -97,8 +110,9 @@ class DiceReader:
 
     def _read_crops(self, frame, centers, boxes, sides, scores) -> Dice:
         cfg = self.config
+        geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape)
         logits, pip_face, tilt, stacked = read_batch(
-            self.reader, crops(frame, centers, sides, cfg.crop_size), cfg)
+            self.reader, crops(frame, centers, sides, cfg.crop_size), cfg, geom)
         probs = softmax(logits, cfg.temperature)
         return Dice(centers=centers, boxes=boxes, face=probs.argmax(1) + 1, face_probs=probs,
                     pip_face=pip_face, tilt=tilt, stacked=stacked, det_score=scores)

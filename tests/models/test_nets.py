@@ -30,7 +30,8 @@ def test_detector_forward_matches_contract() -> None:
 def test_reader_forward_matches_contract(n: int) -> None:
     model = Reader().eval()
     with torch.no_grad():
-        outs = model(torch.rand(*_shape(contract.READER_INPUTS["crops"][1], n)))
+        outs = model(torch.rand(*_shape(contract.READER_INPUTS["crops"][1], n)),
+                     torch.rand(*_shape(contract.READER_INPUTS["geom"][1], n)))
     for out, (name, (_, shape)) in zip(outs, contract.READER_OUTPUTS.items(), strict=True):
         assert list(out.shape) == _shape(shape, n), name
 

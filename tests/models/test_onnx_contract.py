@@ -15,6 +15,7 @@ import pytest
 ort = pytest.importorskip("onnxruntime")
 
 from dicecall.models import contract  # noqa: E402
+from dicecall.vision.reader import reader_feeds  # noqa: E402
 
 MODELS = Path(contract.__file__).resolve().parent
 ROW = re.compile(r"^\|\s*(input|output)\s*\|\s*`?(\w+)`?\s*\|\s*(\w+)\s*\|\s*\[([^\]]*)\]\s*\|")
@@ -70,9 +71,8 @@ def test_reader_takes_any_number_of_crops(name: str) -> None:
         pytest.skip(f"{name} is not committed")
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     for n in (1, 3):
-        outs = sess.run(
-            None, {"crops": np.random.default_rng(n).random((n, 3, 64, 64), np.float32)}
-        )
+        crops = np.random.default_rng(n).random((n, 3, 64, 64), np.float32)
+        outs = sess.run(None, reader_feeds(sess, crops, None))
         assert [o.shape[0] for o in outs] == [n] * 4
 
 

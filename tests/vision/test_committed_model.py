@@ -14,12 +14,18 @@ import pytest
 from dicecall.vision.images import load_image
 from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
+from dicecall.vision.verdict import VerdictConfig
 
 FRAMES = sorted((Path(__file__).resolve().parent.parent / "data" / "frames").glob("*.json"))
-# Measured with the committed model; see "Failure cases seen" in models/reader.md.
-KNOWN_FALSE = {"craps_0000005": "a third, false die, and stacked 0.63 and 0.56 on flat dice",
-               "shaker_0000009": "stacked head 0.52 on a die lying flat on the floor",
-               "throwbox_0000007": "stacked head 0.53-0.69 on three dice lying alone"}
+# Measured with the committed model at the verdict's thresholds (tilt 0.1, stacked 0.25); see
+# "Failure cases seen" in models/reader.md.
+KNOWN_FALSE = {"craps_0000004": "stacked 0.62 on a die lying apart",
+               "craps_0000005": "a third, false die (tilt 0.35)",
+               "shaker_0000001": "stacked 0.25 on a die lying apart",
+               "shaker_0000009": "tilt 0.34 and 0.30, stacked 0.33 on flat dice",
+               "throwbox_0000005": "tilt 0.69 and 0.19 on flat dice",
+               "throwbox_0000007": "stacked 0.63 and 0.14 on dice lying alone"}
+KNOWN_PIPS = {"craps_0000004": "5 pips counted on a 6 (the face is read right: review)"}
 
 
 def _read(reader, label):
@@ -39,20 +45,29 @@ def test_committed_model_reads_sample_frame(reader, label):
     dice, faces, pairs = _read(reader, label)
     assert len(pairs) == len(faces), "a labelled die was not found"
     read = {g: int(dice.face[p]) for p, g in pairs}
-    pips = {g: int(dice.pip_face[p]) for p, g in pairs}
     assert [read[g] for g in range(len(faces))] == faces
-    assert [pips[g] for g in range(len(faces))] == faces
+
+
+@pytest.mark.parametrize("label", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_PIPS[p.stem]))
+    if p.stem in KNOWN_PIPS else p for p in FRAMES], ids=[p.stem for p in FRAMES])
+def test_committed_model_pip_reading_agrees(reader, label):
+    """The second, independent reading gives the same faces (else review, 623a.9(c))."""
+    dice, faces, pairs = _read(reader, label)
+    pips = {g: int(dice.pip_face[p]) for p, g in pairs}
+    assert [pips.get(g) for g in range(len(faces))] == faces
 
 
 @pytest.mark.parametrize("label", [
     pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FALSE[p.stem]))
     if p.stem in KNOWN_FALSE else p for p in FRAMES], ids=[p.stem for p in FRAMES])
 def test_committed_model_sees_no_false_die_and_no_false_flag(reader, label):
-    """Every die here lies flat, alone, in its zone: an extra die or a raised flag would turn
-    a valid roll into a no roll or a review."""
+    """Every die here lies flat, alone, in its zone: an extra die or a flag raised at the
+    verdict's thresholds would turn a valid roll into a no roll or a review."""
+    cfg = VerdictConfig()
     dice, faces, pairs = _read(reader, label)
     assert len(dice) == len(pairs) == len(faces)
-    assert (dice.tilt < 0.5).all() and (dice.stacked < 0.5).all()
+    assert (dice.tilt < cfg.tilt_threshold).all() and (dice.stacked < cfg.stacked_threshold).all()
 
 
 def test_there_are_sample_frames_of_every_scene():
