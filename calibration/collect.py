@@ -14,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from dicecall.datasets.schema import MIN_VISIBLE
 from dicecall.vision.images import ImageError, load_image
 from dicecall.vision.labelled import layout, read_crops, read_yolo
-from dicecall.vision.preprocess import crops
+from dicecall.vision.preprocess import crops, die_geometry
 from dicecall.vision.reader import read_batch
 from dicecall.vision.scoring import match
 
@@ -24,6 +25,10 @@ from . import CalibrationError
 from .scores import UNKNOWN, Samples, image_key
 
 Item = tuple[Path, np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]
+# Face of a labelled die too hidden to read (under another die, behind the shaker wall). Its
+# box still takes part in matching, so the die on top of it is not paired with the next
+# label, but a read matched to it is not a sample: its "truth" is a face nobody can see.
+HIDDEN = 0
 
 
 def raw_outputs(reader, frame: np.ndarray, whole: bool = False):
@@ -42,7 +47,8 @@ def raw_outputs(reader, frame: np.ndarray, whole: bool = False):
         return centers, np.zeros((0, 6), np.float32), np.zeros(0, np.int8), \
             np.zeros(0, np.float32), np.zeros(0, np.float32)
     batch = crops(frame, centers, sides, reader.config.crop_size)
-    return (centers, *read_batch(reader.reader, batch, reader.config))
+    geom = die_geometry(centers, sides / reader.config.crop_scale, frame.shape)
+    return (centers, *read_batch(reader.reader, batch, reader.config, geom))
 
 
 def _json_items(folder: Path) -> Iterator[Item]:
@@ -51,7 +57,8 @@ def _json_items(folder: Path) -> Iterator[Item]:
             rec = json.loads(path.read_text())
             dice = rec["dice"]
             boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
-            faces = np.array([d["face"] for d in dice], np.int64)
+            faces = np.array([d["face"] if d.get("visible", 1.0) >= MIN_VISIBLE else HIDDEN
+                              for d in dice], np.int64)
             cocked = np.array([UNKNOWN if d.get("cocked") is None else int(d["cocked"])
                                for d in dice], np.int8)
             stacked = np.array([UNKNOWN if d.get("stacked") is None else int(d["stacked"])
@@ -103,10 +110,11 @@ def collect(reader, folder: Path, limit: int | None = None) -> tuple[Samples, di
     """Reads every labelled image and keeps the dice matched to a label by centre.
 
     Returns:
-        (samples, counts: images, labelled, matched, missed, false detections, unreadable).
+        (samples, counts: images, labelled, matched, missed, false detections, unreadable,
+        hidden: reads matched to a hidden die, left out).
     """
     parts, counts = [], dict.fromkeys(("images", "labelled", "matched", "false_detections",
-                                       "unreadable"), 0)
+                                       "unreadable", "hidden"), 0)
     for n, (image, boxes, faces, cocked, stacked) in enumerate(labelled_items(folder)):
         if limit is not None and n >= limit:
             break
@@ -125,6 +133,8 @@ def collect(reader, folder: Path, limit: int | None = None) -> tuple[Samples, di
         counts["labelled"] += len(faces)
         counts["matched"] += len(pairs)
         counts["false_detections"] += len(centers) - len(pairs)
+        counts["hidden"] += sum(int(faces[g] == HIDDEN) for _, g in pairs)
+        pairs = [(p, g) for p, g in pairs if faces[g] != HIDDEN]
         if not pairs:
             continue
         p, g = (np.array(v) for v in zip(*pairs, strict=True))

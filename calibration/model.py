@@ -63,10 +63,23 @@ def _flag(fit: Samples, held: Samples, which: str, max_false: float, default: fl
         notes.append(f"{which}: the labels give no positives or no negatives; threshold left "
                      f"at {default}")
         return default, None, {}
-    return res.threshold, res, {"threshold": res.threshold, "max_false_rate": max_false,
-                                "fit": {"recall": res.recall, "false_rate": res.false_rate,
-                                        "positives": res.positives, "negatives": res.negatives},
-                                "heldout": flag_rates(score_h, label_h, res.threshold)}
+    threshold = res.threshold
+    if threshold > default:
+        # The verdict's default was chosen so unsafe rolls are caught (docs/verdicts.md); a
+        # missed cocked or stacked die can settle a no roll, a false flag only costs a review
+        # or a rethrow. So the false-flag cap may lower a threshold, never raise it.
+        at_default = flag_rates(score_f, label_f, default)
+        notes.append(f"{which}: at most {max_false:.2%} false flags needs a threshold of "
+                     f"{res.threshold:.3f} (recall {res.recall:.1%}); the default {default} "
+                     f"(recall {at_default['recall']:.1%}, {at_default['false_rate']:.1%} "
+                     f"false flags on the fit half) is kept, as the safer of the two")
+        threshold = default
+    fitted = flag_rates(score_f, label_f, threshold)
+    return threshold, res, {"threshold": threshold, "max_false_rate": max_false,
+                            "cap_threshold": res.threshold,
+                            "fit": {"recall": fitted["recall"], "false_rate": fitted["false_rate"],
+                                    "positives": res.positives, "negatives": res.negatives},
+                            "heldout": flag_rates(score_h, label_h, threshold)}
 
 
 def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,

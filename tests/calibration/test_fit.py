@@ -17,6 +17,7 @@ from dicecall.calibration.fit import (
 from dicecall.calibration.model import calibrate_samples
 from dicecall.calibration.scores import Samples, synthetic_samples
 from dicecall.calibration.stats import clopper_pearson_upper
+from dicecall.vision.verdict import VerdictConfig
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,9 @@ def test_too_few_samples_cannot_certify():
 
 
 def test_calibration_meets_the_target_on_held_out_dice(big):
-    cal = calibrate_samples(big, "synthetic", target=1e-4)
+    # Defaults above what the false-flag cap needs, so the cap decides (see the next test).
+    lax = VerdictConfig(tilt_threshold=0.99, stacked_threshold=0.99)
+    cal = calibrate_samples(big, "synthetic", target=1e-4, base=lax)
     ev, v = cal.profile.evidence, cal.profile.verdict
     assert cal.profile.reader.temperature == pytest.approx(1.8, rel=0.03)
     assert ev.certified and ev.fit_upper <= 1e-4
@@ -70,6 +73,20 @@ def test_calibration_meets_the_target_on_held_out_dice(big):
     assert ev.tilt["fit"]["false_rate"] <= 0.005 and ev.tilt["heldout"]["recall"] > 0.95
     assert ev.stacked["fit"]["false_rate"] <= 0.005
     assert 0 < v.tilt_threshold < 1 and 0 < v.stacked_threshold < 1
+
+
+def test_calibration_never_makes_a_flag_less_sensitive_than_the_default(big):
+    """The false-flag cap may lower a flag threshold, never raise it above the verdict's
+    default: a missed cocked die can settle a no roll (668a.3(h)), a false flag only sends
+    the roll to review or a rethrow."""
+    base = VerdictConfig(tilt_threshold=0.1, stacked_threshold=0.25)
+    cal = calibrate_samples(big, "synthetic", target=1e-4, base=base)
+    ev, v = cal.profile.evidence, cal.profile.verdict
+    assert ev.tilt["cap_threshold"] > 0.1 and v.tilt_threshold == 0.1
+    assert ev.tilt["threshold"] == 0.1 and ev.tilt["fit"]["false_rate"] > 0.005
+    assert any(n.startswith("tilt: at most 0.50% false flags") and "is kept" in n
+               for n in ev.notes)
+    assert v.stacked_threshold <= 0.25
 
 
 def test_flag_threshold_bounds_false_flags_and_maximises_recall():

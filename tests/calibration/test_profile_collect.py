@@ -102,7 +102,7 @@ def test_collect_matches_dice_to_labels(tmp_path):
         (tmp_path / f"s{i}.json").write_text(json.dumps({"image": f"s{i}.png", "dice": dice}))
     samples, counts = collect(_Reader(truth), tmp_path)
     assert counts == {"images": 4, "labelled": 8, "matched": 8, "false_detections": 4,
-                      "unreadable": 0, "missed": 0}
+                      "unreadable": 0, "missed": 0, "hidden": 0}
     read = samples.logits.argmax(1) + 1
     assert np.array_equal(read, samples.face)
     assert samples.cocked_label.tolist() == [0, 1] * 4
@@ -111,6 +111,23 @@ def test_collect_matches_dice_to_labels(tmp_path):
     assert samples.pip_face.tolist() == [1, 6, 2, 6, 0, 6, 5, 0] and samples.has_pips
     samples.save(tmp_path / "s.npz")
     assert np.array_equal(Samples.load(tmp_path / "s.npz").pip_face, samples.pip_face)
+
+
+def test_a_read_of_a_hidden_die_is_not_a_sample(tmp_path):
+    """A die almost hidden under another keeps its box for the matching, but the read that
+    lands on it is left out: its labelled face cannot be seen, so it is no evidence of a
+    misread (the evaluator leaves it out too)."""
+    img = np.full((240, 320, 3), 90, np.uint8)
+    img[80:120, 60:100] = 3 * 40
+    img[80:120, 60:100, 1] = 3 * 30
+    cv2.imwrite(str(tmp_path / "h.png"), img)
+    dice = [{"face": 3, "box": [60, 80, 100, 120], "visible": 1.0},
+            {"face": 5, "box": [200, 80, 240, 120], "visible": 0.1}]
+    (tmp_path / "h.json").write_text(json.dumps({"image": "h.png", "dice": dice}))
+    truth = [np.array([d["box"] for d in dice], np.float32)]
+    samples, counts = collect(_Reader(truth), tmp_path)
+    assert counts["hidden"] == 1 and counts["matched"] == 2
+    assert samples.face.tolist() == [3]
 
 
 def test_collect_refuses_an_unknown_folder(tmp_path):

@@ -105,8 +105,10 @@ def test_high_roll_extra_roll_counts_only_the_rethrown_dice_675a_4_g():
         profile(HIGH, expected=11)
 
 
-@pytest.mark.parametrize(("tilt", "status"), [(0.4999, VALID), (0.5, NO_ROLL)])
-def test_tilt_threshold_boundary(tilt, status):
+@pytest.mark.parametrize(("below", "status"), [(1e-4, VALID), (0.0, NO_ROLL)])
+def test_tilt_threshold_boundary(below, status):
+    """Just under the tilt threshold the die is flat; at it, cocked (668a.3(h))."""
+    tilt = VerdictConfig().tilt_threshold - below
     v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": tilt})), profile(PROPS), ZONES)
     assert v.status == status
 

@@ -1,0 +1,62 @@
+"""Threshold grid for the verdict's flags on a tuning suite, read once (issue 6).
+
+Reads every scene of DIR/{shaker,throwbox,craps} once with the committed reader, then calls
+the verdict with every (tilt, stacked) threshold pair on those same reads, and prints the
+unsafe and valid rates `bench_verdicts.py` reports. Use scenes of other seeds than the
+suite's (docs/verdicts.md used seeds 9200-9202):
+
+    python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.25,0.3
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from pathlib import Path
+
+from bench_verdicts import SCENES, UNSAFE, truth, zones_of
+
+from dicecall.datasets.schema import load_folder
+from dicecall.vision.images import load_image
+from dicecall.vision.profiles import profile
+from dicecall.vision.reader import DiceReader
+from dicecall.vision.verdict import VALID, VerdictConfig, verdict
+
+
+def _floats(text: str) -> list[float]:
+    return [float(t) for t in text.split(",")]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, required=True, help="folder with the three scene sets")
+    ap.add_argument("--tilt", type=_floats, default=[0.1, 0.2, 0.3, 0.5])
+    ap.add_argument("--stacked", type=_floats, default=[0.25, 0.3, 0.5])
+    args = ap.parse_args()
+    reader = DiceReader()
+    reads = []
+    for scene in SCENES:
+        for path, rec in load_folder(args.data / scene):
+            category, faces = truth(rec)
+            dice = reader.read(load_image(path.parent / rec.image))
+            reads.append((scene, rec, category, faces, dice))
+    print(f"{'tilt':>5} {'stacked':>7} {'unsafe not valid':>17} {'of':>5} "
+          f"{'valid called valid':>19} {'of':>5} {'wrong face':>10}")
+    for tilt, stacked in itertools.product(args.tilt, args.stacked):
+        cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked)
+        unsafe = caught = good = passed = wrong = 0
+        for scene, rec, category, faces, dice in reads:
+            v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
+            if category in UNSAFE:
+                unsafe += 1
+                caught += v.status != VALID
+            else:
+                good += 1
+                passed += v.status == VALID
+                wrong += v.status == VALID and sorted(v.faces) != faces
+        print(f"{tilt:>5} {stacked:>7} {100 * caught / max(unsafe, 1):>16.2f}% {unsafe:>5} "
+              f"{100 * passed / max(good, 1):>18.2f}% {good:>5} {wrong:>10}")
+
+
+if __name__ == "__main__":
+    main()
