@@ -17,3 +17,26 @@ MISMATCHES = Counter("dicecall_dealer_call_mismatches_total",
 SEQUENCE = Counter("dicecall_sequence_anomalies_total",
                    "Device sequence gaps and reordered rolls", ["kind"])
 AUTH_FAILURES = Counter("dicecall_auth_failures_total", "Refused credentials", ["code"])
+
+
+class Tally:
+    """Counter increments of one transaction, made by `commit` once it committed.
+
+    A transaction that fails is rolled back and often redone (a batch of the roll intake
+    after a stale chain head or a deadlock): counting as it went would count its rolls once
+    per attempt, and rolls that were never stored.
+    """
+
+    __slots__ = ("_pending",)
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[Counter, tuple[str, ...]]] = []
+
+    def inc(self, counter: Counter, *labels: str) -> None:
+        self._pending.append((counter, labels))
+
+    def commit(self) -> None:
+        """Makes the increments (call it after the commit succeeded), then forgets them."""
+        for counter, labels in self._pending:
+            (counter.labels(*labels) if labels else counter).inc()
+        self._pending.clear()

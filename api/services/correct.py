@@ -23,6 +23,7 @@ from ..db.models import Roll, Table
 from ..errors import ApiError
 from ..games import serialize
 from ..games.errors import RollRefused
+from ..metrics import Tally
 from .rolls_batch import CALL_SECTION
 from .settle import settle_roll
 from .state import now
@@ -54,7 +55,7 @@ def _refuse_unless_latest(session: Session, table: Table, roll: Roll) -> None:
 
 
 def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int], note: str,
-                    who: str, events: list[audit.Pending]) -> Any:
+                    who: str, events: list[audit.Pending], tally: Tally) -> Any:
     """Re-settles the settled `roll` with `faces`; returns the table's new state.
 
     Runs in the caller's transaction with the table row locked.
@@ -74,7 +75,7 @@ def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int]
     settled: list[audit.Pending] = []
     try:
         state = settle_roll(session, table, serialize.loads(roll.state_before_json), roll,
-                            faces, settled)
+                            faces, settled, tally)
     except RollRefused as exc:
         raise ApiError(422, exc.code, exc.message, exc.section) from None
     roll.review_json = json.dumps({

@@ -18,6 +18,7 @@ from ..db.models import Roll, Table
 from ..db.session import Database
 from ..errors import ApiError
 from ..games.errors import RollRefused
+from ..metrics import Tally
 from .correct import correct_settled
 from .settle import drain, roll_view, settle_roll
 from .state import load_state, locked_table, now, remember
@@ -42,20 +43,23 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
         table = locked_table(db, session, table_id)
         roll = session.get(Roll, roll_id, populate_existing=True)
         events: list[audit.Pending] = []
+        tally = Tally()
         if roll.status == "settled" and action == "correct":
-            state = correct_settled(session, table, roll, faces, note, who, events)
+            state = correct_settled(session, table, roll, faces, note, who, events, tally)
         else:
-            state = _decide_held(session, table, roll, action, faces, note, who, events)
+            state = _decide_held(session, table, roll, action, faces, note, who, events,
+                                 tally)
         session.flush()
         audit.append(session, events)
         view = roll_view(roll)
     remember(table, state)
+    tally.commit()
     return view
 
 
 def _decide_held(session: Session, table: Table, roll: Roll, action: str,
                  faces: list[int] | None, note: str, who: str,
-                 events: list[audit.Pending]) -> Any:
+                 events: list[audit.Pending], tally: Tally) -> Any:
     """Settles or voids a held roll, then the rolls queued behind it; returns the state."""
     if roll.status != "held":
         raise ApiError(409, "not_held", f"roll {roll.roll_id} is {roll.status}, not held for "
@@ -71,10 +75,10 @@ def _decide_held(session: Session, table: Table, roll: Roll, action: str,
         roll.status = "no_roll"
     else:
         try:
-            state = settle_roll(session, table, state, roll, decided, events)
+            state = settle_roll(session, table, state, roll, decided, events, tally)
         except RollRefused as exc:
             raise ApiError(422, exc.code, exc.message, exc.section) from None
     table.held_rolls -= 1
     if table.held_rolls == 0:
-        state = drain(session, table, state, events)
+        state = drain(session, table, state, events, tally)
     return state

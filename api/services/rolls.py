@@ -7,7 +7,8 @@ commit. A roll refused by a check (404, 403, 409) gets its error and leaves the 
 A concurrent duplicate either finds the stored roll after the locks are released, or (posted
 to another process) hits the primary key: the batch rolls back and each of its rolls is
 applied alone, the duplicate then answering with the original response. A different body
-under a known roll_id is a 409.
+under a known roll_id is a 409. Counters (metrics.Tally) are made after the commit too, by
+the attempt that stored the rolls: a batch redone counts each roll once, a failed one nothing.
 """
 
 from __future__ import annotations
@@ -97,6 +98,9 @@ def apply_batch(db: Database, posts: list[Posted]) -> list[Intake | ApiError | A
         raise
     for table_id, state in batch.states.items():
         remember(batch.tables[table_id], state)
+    # Only here, after the commit (on SQLite the `with` above made it): every retry above
+    # builds a new Batch, so each stored roll is counted by exactly one attempt.
+    batch.tally.commit()
     return results
 
 

@@ -15,7 +15,7 @@ from .. import audit
 from ..db.models import Device, Roll, SequenceGap, Table
 from ..errors import ApiError
 from ..games.errors import RollRefused
-from ..metrics import SEQUENCE
+from ..metrics import SEQUENCE, Tally
 from ..schemas.rolls import RollIn
 from ..security import AuthError
 from . import rolls_pg
@@ -97,6 +97,7 @@ class Batch:
         self.rows: list[dict] = []
         self.gaps: list[dict] = []
         self.events: list[audit.Pending] = []
+        self.tally = Tally()  # counted by rolls.apply_batch once the batch committed
         self.dirty_tables: dict[str, Record] = {}
         self.dirty_devices: dict[str, Record] = {}
 
@@ -151,13 +152,12 @@ class Batch:
                      state_before_json=None, settled_version=None,
                      received_at=received, settled_at=None,
                      captured_at=thrown_at(roll.captured_at, received))
-        events = self.events
-        events.append(audit.Pending(table.id, "roll", {
+        self.events.append(audit.Pending(table.id, "roll", {
             "roll_id": roll.roll_id, "device_id": device_id, "seq": roll.seq,
             "verdict": roll.verdict, "faces": roll.faces, "round": table.round_no,
             "body_sha256": post.digest, "captured_at": row.captured_at,
             "evidence": [roll.evidence.clean_sha256, roll.evidence.annotated_sha256]}))
-        state, held_reason = _decide(table, row, roll, seq, events, lambda: self._state(table))
+        state, held_reason = _decide(table, row, roll, seq, self.events, self.tally, self._state)
         if seq["status"] not in ("ok", "first"):
             self._record_sequence(table, row, seq)
         if state is not None:
@@ -178,7 +178,7 @@ class Batch:
         return Intake(201, row.response_json, False, row.status == "settled")
 
     def _record_sequence(self, table: Record, row: Record, seq: dict) -> None:
-        SEQUENCE.labels(seq["status"]).inc()
+        self.tally.inc(SEQUENCE, seq["status"])
         self.gaps.append({"table_id": table.id, "device_id": row.device_id,
                           "roll_id": row.roll_id, "kind": seq["status"],
                           "expected": seq["expected"], "received": row.seq,
@@ -227,7 +227,7 @@ CALL_SECTION = {"craps": "623a.9(c)", "mini-craps": "623a.9(c)",
 
 
 def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[audit.Pending],
-            state_of: Callable[[], Any]) -> tuple[Any, dict | None]:
+            tally: Tally, state_of: Callable[[Record], Any]) -> tuple[Any, dict | None]:
     """Settles, records or holds the roll; returns (new state or None, hold reason)."""
     hold = None
     if seq["status"] in ("reordered", "repeat"):
@@ -247,7 +247,7 @@ def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[au
         return None, None
     if hold is None:
         try:
-            return settle_roll(None, table, state_of(), row, roll.faces, events), None
+            return settle_roll(None, table, state_of(table), row, roll.faces, events, tally), None
         except RollRefused as exc:
             hold = {"code": exc.code, "section": exc.section or ""}
     row.status = "held"

@@ -19,7 +19,7 @@ from ..db.models import Roll, Table
 from ..games.errors import RollRefused
 from ..games.model import Settlement
 from ..games.registry import get
-from ..metrics import SETTLED_LINES, SETTLEMENTS
+from ..metrics import SETTLED_LINES, SETTLEMENTS, Tally
 from .state import now, save_state
 
 
@@ -36,8 +36,9 @@ def settlement_view(s: Settlement) -> dict[str, Any]:
 
 
 def settle_roll(session: Session | None, table: Any, state: Any, roll: Any, faces: list[int],
-                events: list[audit.Pending]) -> Any:
-    """Settles `faces` on the table for `roll`; returns the next state.
+                events: list[audit.Pending], tally: Tally) -> Any:
+    """Settles `faces` on the table for `roll`; returns the next state. Its counters go to
+    `tally`, made by the caller once its transaction committed.
 
     Raises:
         RollRefused: the engine refuses the faces (wrong number of dice...); the caller's
@@ -63,13 +64,14 @@ def settle_roll(session: Session | None, table: Any, state: Any, roll: Any, face
         "remainder": view["remainder"], "lines": len(view["lines"]),
         "table_events": view["events"],
         "settlement_sha256": hashlib.sha256(text.encode()).hexdigest()}))
-    SETTLEMENTS.labels(table.game).inc()
+    tally.inc(SETTLEMENTS, table.game)
     for line in result.lines:
-        SETTLED_LINES.labels(line.result).inc()
+        tally.inc(SETTLED_LINES, line.result)
     return result.state
 
 
-def drain(session: Session, table: Table, state: Any, events: list[audit.Pending]) -> Any:
+def drain(session: Session, table: Table, state: Any, events: list[audit.Pending],
+          tally: Tally) -> Any:
     """Settles the rolls queued behind held ones, in arrival order, until one is refused."""
     queued = session.scalars(select(Roll).where(Roll.table_id == table.id,
                                                 Roll.status == "queued")
@@ -77,7 +79,7 @@ def drain(session: Session, table: Table, state: Any, events: list[audit.Pending
     for roll in queued:
         try:
             state = settle_roll(session, table, state, roll, json.loads(roll.faces_json),
-                                events)
+                                events, tally)
         except RollRefused as exc:
             # The table moved on while it waited (e.g. an Extra Roll needs fewer dice):
             # a person decides, and the rolls behind it wait again.
