@@ -42,6 +42,11 @@ def train(
         bool, typer.Option("--resume", help="Continue from last.pt of each stage.")
     ] = False,
     threads: Annotated[int, typer.Option("--threads", help="torch intra-op threads.")] = 2,
+    mine_with: Annotated[
+        Path | None,
+        typer.Option("--mine-with", help="Detector ONNX whose false peaks are the reader's "
+                     "negatives (default: the committed detector); 'none' for no negatives."),
+    ] = None,
 ) -> None:
     """Trains the detector and/or the reader, validating and checkpointing every epoch."""
     from dicecall.models.data import load_folder
@@ -56,9 +61,19 @@ def train(
 
         train_detector(train_set, valid_set, out / "detector", epochs, seed, resume)
     if stage in ("reader", "both"):
+        from dicecall.models.negatives import looks_like_d6, mine, onnx_detector
         from dicecall.models.read_train import train_reader
 
-        train_reader(train_set, valid_set, out / "reader", reader_epochs, seed, resume)
+        negatives = None
+        if mine_with is None or str(mine_with).lower() != "none":
+            detect = onnx_detector(mine_with or MODELS_DIR / "detector.onnx")
+            # Unlabelled d6s on real photos are left out by the committed reader's judgement.
+            d6 = looks_like_d6(MODELS_DIR / "reader.onnx")
+            negatives = (mine(train_set, detect, seed, d6), mine(valid_set, detect, seed + 1, d6))
+            typer.echo(f"negatives: train {sum(map(len, negatives[0]))}, "
+                       f"valid {sum(map(len, negatives[1]))}")
+        train_reader(train_set, valid_set, out / "reader", reader_epochs, seed, resume,
+                     negatives=negatives)
 
 
 def export(
@@ -116,16 +131,33 @@ def evaluate(
 def sweep(
     data: Annotated[list[Path], typer.Option("--data", help="Folders to sweep on; repeat.")],
     detector: Annotated[Path, typer.Option("--detector")] = MODELS_DIR / "detector.onnx",
+    reader: Annotated[
+        Path | None,
+        typer.Option("--reader", help="Also sweep this reader's die-or-not threshold."),
+    ] = None,
 ) -> None:
-    """Detector threshold sweep: found rate and false detections per image, per folder."""
+    """Threshold sweep: found rate and false detections per image, per folder; with a
+    reader, every detector x die-or-not threshold pair and the rate of dice read right."""
+    import numpy as np
+
     from dicecall.models.data import load_folder
     from dicecall.models.evaluate import sweep_thresholds
     from dicecall.models.pipeline import OnnxPipeline
+    from dicecall.vision.decode import sigmoid
 
-    pipe = OnnxPipeline(detector, detector, threshold=0.1)
-    grid = [0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7]
+    pipe = OnnxPipeline(detector, reader or detector, threshold=0.1)
+    grid = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7]
+
+    def read(frame, dice):
+        out = pipe.read(frame, dice)
+        die = (sigmoid(out["die_logit"][:, 0]) if "die_logit" in out
+               else np.ones(len(dice), np.float32))
+        return out["face_logits"].argmax(1) + 1, die
+
+    die_grid = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9) if reader else (0.0,)
     for d in data:
-        for row in sweep_thresholds(load_folder(d), pipe.detect, grid):
+        for row in sweep_thresholds(load_folder(d), pipe.detect, grid,
+                                    read if reader else None, die_grid):
             typer.echo(json.dumps({"data": str(d), **row}))
 
 

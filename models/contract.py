@@ -41,6 +41,7 @@ READER_OUTPUTS = {
     "pip_heatmap": ("float32", ["N", 1, PIP_GRID, PIP_GRID]),
     "tilt_logit": ("float32", ["N", 1]),
     "stacked_logit": ("float32", ["N", 1]),
+    "die_logit": ("float32", ["N", 1]),
 }
 
 

@@ -23,6 +23,7 @@ from dicecall.models.contract import (
     die_geometry,
 )
 from dicecall.models.data import TOP_FACE_WIDEN, Sample, read_rgb
+from dicecall.models.negatives import geometry as negatives_geometry
 
 CACHE_SIZE = 112  # cached square side, pixels
 CACHE_SPAN = 3.0  # cached square side / die size
@@ -40,6 +41,8 @@ class CropCache:
         pips: [D, 6, 2] float32 pip centres in cache pixels, NaN-padded; all NaN = unknown.
         real: [D] bool, from a real photo.
         geom: [D, 3] float32 where the die sits in its frame (`contract.die_geometry`).
+        is_die: [D] float32 1 = a labelled die, 0 = a place that is not one
+            (`negatives.py`); a negative's face, flags and pips are masked.
     """
 
     images: np.ndarray
@@ -49,6 +52,7 @@ class CropCache:
     pips: np.ndarray
     real: np.ndarray
     geom: np.ndarray
+    is_die: np.ndarray
 
 
 def die_size(sample: Sample) -> np.ndarray:
@@ -58,29 +62,36 @@ def die_size(sample: Sample) -> np.ndarray:
     return size if sample.whole_box else size * TOP_FACE_WIDEN
 
 
-def build_cache(samples: list[Sample]) -> CropCache:
-    """Cuts every die of every sample into the cache."""
-    ims, faces, tilt, stacked, pips, real, geom = [], [], [], [], [], [], []
-    for s in samples:
-        if len(s.faces) == 0:
+def build_cache(samples: list[Sample], negatives: list[np.ndarray] | None = None) -> CropCache:
+    """Cuts every die of every sample into the cache, then each sample's negatives
+    ([M, 3] cx, cy, size per sample, `negatives.mine`) when given."""
+    ims, faces, tilt, stacked, pips, real, geom, is_die = [], [], [], [], [], [], [], []
+    for i, s in enumerate(samples):
+        neg = np.zeros((0, 3), np.float32) if negatives is None else negatives[i]
+        if len(s.faces) == 0 and len(neg) == 0:
             continue
         frame = read_rgb(s.image)
-        for k, ((cx, cy), size) in enumerate(zip(s.centres, die_size(s), strict=True)):
+        centres = np.concatenate([s.centres, neg[:, :2]])
+        sizes = np.concatenate([die_size(s), neg[:, 2]])
+        for k, ((cx, cy), size) in enumerate(zip(centres, sizes, strict=True)):
             span = CACHE_SPAN * max(float(size), 4.0)
             ims.append(crop_die(frame, cx, cy, span, CACHE_SIZE))
             p = np.full((MAX_PIPS, 2), np.nan, np.float32)
-            if s.pips[k] is not None:
+            if k < len(s.faces) and s.pips[k] is not None:
                 q = (s.pips[k][:MAX_PIPS] - [cx - span / 2, cy - span / 2]) * CACHE_SIZE / span
                 p[: len(q)] = q
             pips.append(p)
-        faces.append(s.faces)
-        geom.append(die_geometry(s.centres, die_size(s), frame.shape))
-        tilt.append(s.tilt)
-        stacked.append(s.stacked)
-        real.append(np.full(len(s.faces), not s.source.startswith("synthetic")))
+        unknown = np.full(len(neg), np.nan, np.float32)
+        faces.append(np.concatenate([s.faces, np.ones(len(neg), np.int64)]))
+        geom.append(np.concatenate([die_geometry(s.centres, die_size(s), frame.shape),
+                                    negatives_geometry(s, neg, frame.shape)]))
+        tilt.append(np.concatenate([s.tilt, unknown]))
+        stacked.append(np.concatenate([s.stacked, unknown]))
+        real.append(np.full(len(centres), not s.source.startswith("synthetic")))
+        is_die.append(np.concatenate([np.ones(len(s.faces)), np.zeros(len(neg))]))
     return CropCache(np.stack(ims), np.concatenate(faces), np.concatenate(tilt),
                      np.concatenate(stacked), np.stack(pips), np.concatenate(real),
-                     np.concatenate(geom))
+                     np.concatenate(geom), np.concatenate(is_die).astype(np.float32))
 
 
 def random_crop(cache: CropCache, i: int, rng: np.random.Generator

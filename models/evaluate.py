@@ -19,7 +19,8 @@ from dicecall.vision.decode import count_pips as vision_count_pips
 from dicecall.vision.decode import suppress_near as near_free
 from dicecall.vision.scoring import match  # the one centre-matching rule (real-dev README)
 
-DET_THRESHOLD = 0.35  # default heatmap peak threshold, chosen on the validation sets
+DET_THRESHOLD = ReaderConfig().det_threshold  # the runtime's defaults (models/reader.md)
+DIE_THRESHOLD = ReaderConfig().die_threshold
 NMS_FRAC = 0.5  # a weaker peak nearer than this x the die size to a stronger one is dropped
 PIP_THRESHOLD = ReaderConfig().pip_threshold  # the runtime's defaults (models/reader.md)
 PIP_RADIUS = ReaderConfig().pip_radius
@@ -141,28 +142,39 @@ def score_samples(samples: list[Sample], predict: Predictor) -> Score:
     return sc
 
 
+Read = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
 def sweep_thresholds(
-    samples: list[Sample], detect: Callable[[np.ndarray], np.ndarray], thresholds: list[float]
+    samples: list[Sample], detect: Callable[[np.ndarray], np.ndarray], thresholds: list[float],
+    read: Read | None = None, die_thresholds: tuple[float, ...] = (0.0,),
 ) -> list[dict]:
-    """Detection only: found rate and false detections per image at each threshold.
+    """Found rate and false detections per image at each detector threshold, and with
+    `read(frame_rgb, dice) -> (faces [M], die probability [M])` at each die-or-not
+    threshold too, with the rate of dice read right.
 
     `detect(frame_rgb)` must return [M, 5] dice with scores, at a threshold at or below
-    the smallest one swept.
+    the smallest one swept. Each frame is detected and read once.
     """
-    dets = [(detect(read_rgb(s.image)), s.boxes) for s in samples]
+    runs = []
+    for s in samples:
+        frame = read_rgb(s.image)
+        d = detect(frame)
+        faces, die = read(frame, d) if read is not None and len(d) else (
+            np.zeros(len(d), np.int64), np.ones(len(d), np.float32))
+        runs.append((d, faces, die, s))
     rows = []
+    labelled = sum(len(s.faces) for *_, s in runs)
     for t in thresholds:
-        found = false = 0
-        for d, boxes in dets:
-            keep = d[d[:, 4] >= t]
-            n = len(match(keep[:, :2], boxes))
-            found, false = found + n, false + len(keep) - n
-        labelled = sum(len(b) for _, b in dets)
-        rows.append(
-            {
-                "threshold": t,
-                "found_rate": found / max(1, labelled),
-                "false_per_image": false / max(1, len(samples)),
-            }
-        )
+        for u in die_thresholds:
+            found = false = right = 0
+            for d, faces, die, s in runs:
+                keep = (d[:, 4] >= t) & (die >= u)
+                pairs = match(d[keep, :2], s.boxes)
+                found, false = found + len(pairs), false + int(keep.sum()) - len(pairs)
+                right += sum(int(faces[keep][i] == s.faces[j]) for i, j in pairs)
+            rows.append({"threshold": t, "die_threshold": u,
+                         "found_rate": found / max(1, labelled),
+                         "read_rate": right / max(1, labelled) if read is not None else None,
+                         "false_per_image": false / max(1, len(samples))})
     return rows

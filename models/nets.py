@@ -91,7 +91,7 @@ class Reader(nn.Module):
     Inputs: crops [N, 3, 64, 64] RGB in [0, 1]; geom [N, 3], where the die sits in its frame
     (`contract.die_geometry`). Outputs: face_logits [N, 6] (faces 1-6); pip_heatmap
     [N, 1, 32, 32] sigmoid, the top face's pip centres at stride 2; tilt_logit [N, 1];
-    stacked_logit [N, 1].
+    stacked_logit [N, 1]; die_logit [N, 1], whether a die is centred in the crop at all.
     """
 
     def __init__(self, width: int = 24, flag_width: int = 32) -> None:
@@ -102,6 +102,9 @@ class Reader(nn.Module):
         self.b8 = nn.Sequential(conv_bn(c2, c3, 2), conv_bn(c3, c3))  # 8x8
         self.b4 = nn.Sequential(conv_bn(c3, c3, 2), conv_bn(c3, c3))  # 4x4
         self.face = nn.Linear(c3, 6)
+        # Whether the detector's place holds a die: the reader sees it at full resolution,
+        # where a chip's edge or a d20 no longer looks like a die's blob (negatives.py).
+        self.die = nn.Linear(c3, 1)
         # The flags have their own layers from the 16x16 features and keep the 4x4 layout
         # (no pooling): which side of the die shows a side face, against the direction to
         # the frame's centre in `geom`, is what tells a tilt from the camera's perspective.
@@ -124,7 +127,7 @@ class Reader(nn.Module):
         pip_heatmap = torch.sigmoid(self.pip32(pip))
         h = self.flag4(self.flag8(f16)).flatten(1)
         flags = self.flags(torch.cat([h, self.geom(geom)], 1))
-        return self.face(g), pip_heatmap, flags[:, :1], flags[:, 1:2]
+        return self.face(g), pip_heatmap, flags[:, :1], flags[:, 1:2], self.die(g)
 
 
 def count_params(model: nn.Module) -> int:

@@ -21,7 +21,14 @@ from dicecall.models.contract import (
 )
 from dicecall.models.crops import die_size
 from dicecall.models.data import Sample, load_crops_folder, read_rgb
-from dicecall.models.evaluate import DET_THRESHOLD, PIP_THRESHOLD, count_pips, decode
+from dicecall.models.evaluate import (
+    DET_THRESHOLD,
+    DIE_THRESHOLD,
+    PIP_THRESHOLD,
+    count_pips,
+    decode,
+)
+from dicecall.vision.decode import sigmoid
 from dicecall.vision.reader import reader_feeds
 
 
@@ -44,11 +51,13 @@ class OnnxPipeline:
         threshold: float = DET_THRESHOLD,
         threads: int = 2,
         pip_threshold: float = PIP_THRESHOLD,
+        die_threshold: float = DIE_THRESHOLD,
     ) -> None:
         self.det = session(detector, threads)
         self.reader = session(reader, threads)
         self.threshold = threshold
         self.pip_threshold = pip_threshold
+        self.die_threshold = die_threshold
 
     def detect(self, frame_rgb: np.ndarray) -> np.ndarray:
         """[M, 5] cx, cy, w, h (frame pixels), score."""
@@ -79,15 +88,20 @@ class OnnxPipeline:
     def predict(
         self, frame_rgb: np.ndarray, sample: Sample | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(dice [M, 5], faces [M] 1-6, pip counts [M]) for one frame; `sample` is ignored."""
-        return self._faces(frame_rgb, self.detect(frame_rgb))
+        """(dice [M, 5], faces [M] 1-6, pip counts [M]) for one frame; `sample` is ignored.
+        Detections the reader's die-or-not head rejects are dropped, as the runtime does."""
+        return self._faces(frame_rgb, self.detect(frame_rgb), cascade=True)
 
     def _faces(
-        self, frame_rgb: np.ndarray, dice: np.ndarray
+        self, frame_rgb: np.ndarray, dice: np.ndarray, cascade: bool = False
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         out = self.read(frame_rgb, dice)
-        faces = out["face_logits"].argmax(1) + 1
-        return dice, faces.astype(np.int64), count_pips(out["pip_heatmap"], self.pip_threshold)
+        keep = np.ones(len(dice), bool)
+        if cascade and "die_logit" in out:
+            keep = sigmoid(out["die_logit"][:, 0]) >= self.die_threshold
+        faces = out["face_logits"][keep].argmax(1) + 1
+        return (dice[keep], faces.astype(np.int64),
+                count_pips(out["pip_heatmap"][keep], self.pip_threshold))
 
     def predict_oracle(
         self, frame_rgb: np.ndarray, sample: Sample

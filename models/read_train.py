@@ -14,6 +14,7 @@ from dicecall.models.crops import CropCache, build_cache, die_size, random_crop
 from dicecall.models.data import Sample, read_rgb
 from dicecall.models.det_train import focal_loss
 from dicecall.models.evaluate import PIP_THRESHOLD, count_pips
+from dicecall.models.negatives import geometry as negatives_geometry
 from dicecall.models.nets import Reader
 from dicecall.models.trainloop import (
     RunLog,
@@ -31,6 +32,10 @@ FLAG_REPEAT = 2  # cocked and stacked dice are a few percent of the scenes; the 
 # reader before session 4 was chosen on the face alone (0); since the flags have layers of
 # their own and the no-roll calls rest on them, they count (models/reader.md).
 FLAG_WEIGHT = 0.25
+# Negatives (negatives.py) per labelled die in one epoch; the die-or-not head needs enough to
+# learn chips and d20s, not so many that the face heads see fewer dice.
+NEG_PER_DIE = 0.3
+DIE_WEIGHT = 0.25  # weight of the die-or-not balanced accuracy in choosing the best epoch
 
 
 def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator
@@ -44,6 +49,7 @@ def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator
         "pips": torch.from_numpy(np.stack(heats)[:, None]),
         "tilt": torch.from_numpy(cache.tilt[idx]),
         "stacked": torch.from_numpy(cache.stacked[idx]),
+        "die": torch.from_numpy(cache.is_die[idx]),
     }
 
 
@@ -56,36 +62,50 @@ def _masked_bce(logit: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 
 def reader_loss(model: Reader, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict]:
-    """Face cross-entropy + pip focal loss + tilt and stacked BCE, unknown labels masked."""
-    face, pip, tilt, stacked = model(batch["crops"], batch["geom"])
-    lf = F.cross_entropy(face, batch["face"], label_smoothing=0.05)
-    known = batch["pips"][:, 0, 0, 0] >= 0
+    """Face cross-entropy + pip focal loss + tilt, stacked and die-or-not BCE; unknown
+    labels masked, and a negative (no die) scores only on the die-or-not head."""
+    face, pip, tilt, stacked, die = model(batch["crops"], batch["geom"])
+    pos = batch["die"] > 0.5
+    lf = (F.cross_entropy(face[pos], batch["face"][pos], label_smoothing=0.05) if pos.any()
+          else face.sum() * 0.0)
+    known = pos & (batch["pips"][:, 0, 0, 0] >= 0)
     lp = focal_loss(pip[known], batch["pips"][known]) if known.any() else pip.sum() * 0.0
     lt = _masked_bce(tilt, batch["tilt"])
     ls = _masked_bce(stacked, batch["stacked"])
+    ld = F.binary_cross_entropy_with_logits(die[:, 0], batch["die"])
     # The pip map is the second, independent reading (623a.9(c) review on disagreement) and
     # the flags decide no-rolls: they weigh as much as the face.
-    loss = lf + lp + lt + ls
-    return loss, {"face": lf.item(), "pip": lp.item(), "tilt": lt.item(), "stacked": ls.item()}
+    loss = lf + lp + lt + ls + ld
+    return loss, {"face": lf.item(), "pip": lp.item(), "tilt": lt.item(), "stacked": ls.item(),
+                  "die": ld.item()}
 
 
-def contract_crops(samples: list[Sample]
+def contract_crops(samples: list[Sample], negatives: list[np.ndarray] | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Reader inputs cut exactly as the runtime does, around the labelled dice.
+    """Reader inputs cut exactly as the runtime does, around the labelled dice, or around
+    each sample's negatives ([M, 3] cx, cy, size) when they are given.
 
     Returns:
         (crops, geom, faces, flags): [D, 3, 64, 64] float32; [D, 3] float32 die geometry;
-        [D] int64 faces 1-6; [D, 2] float32 tilt and stacked labels (NaN = unknown).
+        [D] int64 faces 1-6 (0 for a negative); [D, 2] float32 tilt and stacked labels
+        (NaN = unknown).
     """
     crops, geom, faces, flags = [], [], [], []
-    for s in samples:
+    for i, s in enumerate(samples):
         frame = read_rgb(s.image)
-        geom.append(die_geometry(s.centres, die_size(s), frame.shape))
-        for k, ((cx, cy), size, face) in enumerate(zip(s.centres, die_size(s), s.faces,
-                                                       strict=True)):
+        if negatives is None:
+            where, g = np.column_stack([s.centres, die_size(s)]), die_geometry(
+                s.centres, die_size(s), frame.shape)
+            labels = [(f, t, st) for f, t, st in zip(s.faces, s.tilt, s.stacked, strict=True)]
+        else:
+            where = negatives[i]
+            g = negatives_geometry(s, where, frame.shape)
+            labels = [(0, np.nan, np.nan)] * len(where)
+        geom.append(g)
+        for (cx, cy, size), (face, tilt, stacked) in zip(where, labels, strict=True):
             crops.append(crop_die(frame, cx, cy, CROP_SCALE * size))
             faces.append(face)
-            flags.append((s.tilt[k], s.stacked[k]))
+            flags.append((tilt, stacked))
     if not crops:
         return (np.zeros((0, 3, 64, 64), np.float32), np.zeros((0, 3), np.float32),
                 np.zeros(0, np.int64), np.zeros((0, 2), np.float32))
@@ -119,27 +139,53 @@ def accuracy(model: Reader, crops: np.ndarray, geom: np.ndarray, faces: np.ndarr
     return float((pred == faces).mean()), float((pips == faces).mean()), flag
 
 
+@torch.no_grad()
+def die_accuracy(model: Reader, dice: tuple[np.ndarray, np.ndarray],
+                 places: tuple[np.ndarray, np.ndarray]) -> float:
+    """Balanced accuracy of the die-or-not head at 0.5: labelled dice (crops, geom) kept,
+    negatives (crops, geom) dropped. NaN when either set is empty."""
+    if len(dice[0]) == 0 or len(places[0]) == 0:
+        return float("nan")
+    model.eval()
+    rates = []
+    for crops, geom, keep in ((*dice, True), (*places, False)):
+        logit = torch.cat([model(torch.from_numpy(crops[i : i + 256]),
+                                 torch.from_numpy(geom[i : i + 256]))[4][:, 0]
+                           for i in range(0, len(crops), 256)]).numpy()
+        rates.append(float(((logit > 0) == keep).mean()))
+    model.train()
+    return float(np.mean(rates))
+
+
 def epoch_order(cache: CropCache, rng: np.random.Generator) -> np.ndarray:
     """Every real die REAL_REPEAT times, every cocked or stacked synthetic die FLAG_REPEAT
     times, plus at most SYNTH_PER_REAL other synthetic dice per real one (a fresh draw each
-    epoch), shuffled."""
+    epoch), and NEG_PER_DIE negatives per die drawn, shuffled."""
+    die = cache.is_die > 0.5
     flagged = (np.nan_to_num(cache.tilt) > 0) | (np.nan_to_num(cache.stacked) > 0)
-    real = np.nonzero(cache.real)[0]
-    flags = np.nonzero(~cache.real & flagged)[0]
-    synth = np.nonzero(~cache.real & ~flagged)[0]
+    real = np.nonzero(die & cache.real)[0]
+    flags = np.nonzero(die & ~cache.real & flagged)[0]
+    synth = np.nonzero(die & ~cache.real & ~flagged)[0]
     cap = max(int(SYNTH_PER_REAL * len(real)), 2000)
     if len(synth) > cap:
         synth = rng.choice(synth, cap, replace=False)
-    return rng.permutation(np.concatenate([np.tile(real, REAL_REPEAT),
-                                           np.tile(flags, FLAG_REPEAT), synth]))
+    dice = np.concatenate([np.tile(real, REAL_REPEAT), np.tile(flags, FLAG_REPEAT), synth])
+    neg = np.nonzero(~die)[0]
+    if len(neg):
+        n = int(NEG_PER_DIE * len(dice))
+        neg = rng.choice(neg, n, replace=n > len(neg))
+    return rng.permutation(np.concatenate([dice, neg]))
 
 
 def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: int, seed: int,
                  resume: bool, batch_size: int = 128, lr: float = 3e-3,
-                 stop_after: int | None = None) -> Path:
+                 stop_after: int | None = None,
+                 negatives: tuple[list[np.ndarray], list[np.ndarray]] | None = None) -> Path:
     """Trains, validating and checkpointing every epoch; returns the best checkpoint's path.
 
-    `stop_after` ends this call after that many epochs, as an interruption would (tests).
+    `negatives` are (train, valid) places that are not dice, one [M, 3] array per sample
+    (`negatives.mine`); without them the die-or-not head learns nothing. `stop_after` ends
+    this call after that many epochs, as an interruption would (tests).
     """
     log = RunLog(out)
     seed_everything(seed)
@@ -149,11 +195,17 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
     if resume and (out / "last.pt").is_file():
         start, best, _ = load_checkpoint(out / "last.pt", model, opt)
         log(event="resume", epoch=start)
-    cache = build_cache(train)
-    val_real = contract_crops([s for s in valid if not s.source.startswith("synthetic")])
-    val_syn = contract_crops([s for s in valid if s.source.startswith("synthetic")])
+    cache = build_cache(train, None if negatives is None else negatives[0])
+    synthetic = [s.source.startswith("synthetic") for s in valid]
+    val_real = contract_crops([s for s, syn in zip(valid, synthetic, strict=True) if not syn])
+    val_syn = contract_crops([s for s, syn in zip(valid, synthetic, strict=True) if syn])
+    val_neg = (contract_crops(valid, negatives[1])[:2] if negatives is not None
+               else (np.zeros((0, 3, 64, 64), np.float32), np.zeros((0, 3), np.float32)))
+    val_dice = (np.concatenate([val_real[0], val_syn[0]]),
+                np.concatenate([val_real[1], val_syn[1]]))
     steps = max(1, len(epoch_order(cache, np.random.default_rng(0))) // batch_size)
-    log(event="cache", dice=len(cache.faces), real=int(cache.real.sum()), steps=steps)
+    log(event="cache", dice=int(cache.is_die.sum()), negatives=int((cache.is_die < 0.5).sum()),
+        real=int(cache.real.sum()), steps=steps)
     last = epochs if stop_after is None else min(epochs, start + stop_after)
     for epoch in range(start, last):
         rng = seed_everything(seed, epoch + 1)
@@ -163,12 +215,14 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
         train_epoch(model, opt, batches, reader_loss, epoch, epochs, lr, log, 20)
         (acc_real, _, _), (acc_syn, pip_syn, flag_syn) = (accuracy(model, *val_real),
                                                           accuracy(model, *val_syn))
+        die_acc = die_accuracy(model, val_dice, val_neg)
         log(event="valid", epoch=epoch + 1, real=acc_real, synthetic=acc_syn, pips=pip_syn,
-            flags=flag_syn)
+            flags=flag_syn, die=die_acc)
         # The face alone chose the best epoch before; the cocked and die-on-die calls rest on
-        # the flags, so they count too.
+        # the flags, and the false dice on the die-or-not head, so they count too.
         faces = [a for a in (acc_real, acc_syn) if not np.isnan(a)]
-        score = (np.mean(faces) if faces else 0.0) + FLAG_WEIGHT * np.nan_to_num(flag_syn)
+        score = ((np.mean(faces) if faces else 0.0) + FLAG_WEIGHT * np.nan_to_num(flag_syn)
+                 + DIE_WEIGHT * np.nan_to_num(die_acc))
         if score > best:
             best = score
             save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)

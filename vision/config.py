@@ -21,8 +21,11 @@ class ReaderConfig(BaseModel):
     crop_size: int = Field(64, ge=16, le=256, description="reader crop side in pixels")
     crop_scale: float = Field(1.5, gt=1.0, le=3.0,
                               description="crop side as a multiple of the die's box side")
-    det_threshold: float = Field(0.35, gt=0.0, lt=1.0,
+    det_threshold: float = Field(0.2, gt=0.0, lt=1.0,
                                  description="minimum detector score to keep a die")
+    die_threshold: float = Field(0.6, ge=0.0, lt=1.0,
+                                 description="minimum reader die-or-not probability to keep a "
+                                             "detection (0 keeps all; models/reader.md)")
     max_dice: int = Field(100, ge=1, le=500, description="most dice kept per frame")
     pip_threshold: float = Field(0.5, gt=0.0, lt=1.0,
                                  description="pip heatmap peak needed to count a pip "

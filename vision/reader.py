@@ -51,15 +51,18 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
     `preprocess.die_geometry` of the crops' dice.
 
     Returns:
-        (K, 6) float32 raw face logits, (K,) int8 pip reading (0: not a face), (K,) tilt and
-        (K,) stacked probabilities.
+        (K, 6) float32 raw face logits, (K,) int8 pip reading (0: not a face), (K,) tilt,
+        (K,) stacked and (K,) die-or-not probabilities (all 1 for a reader without the
+        die-or-not head).
     """
-    logits, pips, tilt, stacked = session.run(
-        ["face_logits", "pip_heatmap", "tilt_logit", "stacked_logit"],
-        reader_feeds(session, batch, geom))
-    pip_face = count_pips(pips, cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
-    return (np.asarray(logits, np.float32), pip_face, sigmoid(tilt[:, 0]),
-            sigmoid(stacked[:, 0]))
+    names = [o.name for o in session.get_outputs()]
+    outs = dict(zip(names, session.run(names, reader_feeds(session, batch, geom)), strict=True))
+    pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
+    die = (sigmoid(outs["die_logit"][:, 0]) if "die_logit" in outs
+           else np.ones(len(batch), np.float32))
+    return (np.asarray(outs["face_logits"], np.float32), pip_face,
+            sigmoid(outs["tilt_logit"][:, 0]), sigmoid(outs["stacked_logit"][:, 0]),
+            np.asarray(die, np.float32))
 
 
 class DiceReader:
@@ -95,10 +98,11 @@ class DiceReader:
             return Dice.empty()
         sides = self.config.crop_scale * np.maximum(boxes[:, 2] - boxes[:, 0],
                                                     boxes[:, 3] - boxes[:, 1])
-        return self._read_crops(frame, centers, boxes, sides, scores)
+        return self._read_crops(frame, centers, boxes, sides, scores, cascade=True)
 
     def read_crop(self, crop: np.ndarray) -> Dice:
-        """Stage 2 only, for an image that is already one die seen from above."""
+        """Stage 2 only, for an image that is already one die seen from above (the caller
+        vouches it is a die, so the die-or-not head does not drop it)."""
         check_frame(crop)
         h, w = crop.shape[:2]
         side = max(h, w) / self.config.crop_scale
@@ -106,13 +110,19 @@ class DiceReader:
         box = np.array([[w / 2 - side / 2, h / 2 - side / 2, w / 2 + side / 2,
                          h / 2 + side / 2]], np.float32)
         return self._read_crops(crop, c, box, np.array([max(h, w)], np.float32),
-                                np.ones(1, np.float32))
+                                np.ones(1, np.float32), cascade=False)
 
-    def _read_crops(self, frame, centers, boxes, sides, scores) -> Dice:
+    def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool) -> Dice:
         cfg = self.config
         geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape)
-        logits, pip_face, tilt, stacked = read_batch(
+        logits, pip_face, tilt, stacked, die = read_batch(
             self.reader, crops(frame, centers, sides, cfg.crop_size), cfg, geom)
-        probs = softmax(logits, cfg.temperature)
-        return Dice(centers=centers, boxes=boxes, face=probs.argmax(1) + 1, face_probs=probs,
-                    pip_face=pip_face, tilt=tilt, stacked=stacked, det_score=scores)
+        # The detector casts a wide net on its 320-pixel view; the reader, seeing each place
+        # at full resolution, drops those that hold no die (models/reader.md).
+        keep = die >= cfg.die_threshold if cascade else np.ones(len(die), bool)
+        if not keep.any():
+            return Dice.empty()
+        probs = softmax(logits[keep], cfg.temperature)
+        return Dice(centers=centers[keep], boxes=boxes[keep], face=probs.argmax(1) + 1,
+                    face_probs=probs, pip_face=pip_face[keep], tilt=tilt[keep],
+                    stacked=stacked[keep], det_score=scores[keep])

@@ -51,6 +51,12 @@ class _Session:
     """Reads the face from the crop's centre red level (face * 40) and draws as many pips on
     the pip heatmap as the green level says (pips * 30), as a model would."""
 
+    def get_outputs(self):  # a reader without the die-or-not head keeps every detection
+        from types import SimpleNamespace
+
+        return [SimpleNamespace(name=n) for n in ("face_logits", "pip_heatmap", "tilt_logit",
+                                                  "stacked_logit")]
+
     def run(self, names, feeds):
         crops = feeds["crops"]
         c = crops.shape[2] // 2

@@ -148,8 +148,17 @@ class ScriptedReader:
                     tilt=np.zeros(n), stacked=np.zeros(n), det_score=np.ones(n))
 
 
+PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+        5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+        6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+
+
 def scenes(n: int, size=(240, 320), seed: int = 0) -> list[np.ndarray]:
-    """`n` distinct synthetic table images: felt with a few light squares (dice)."""
+    """`n` distinct synthetic table images: felt with two light squares with pips (dice).
+    The pips matter: the reader's die-or-not head rightly drops a blank square."""
+    import cv2
+
     rng = np.random.default_rng(seed)
     h, w = size
     out = []
@@ -158,6 +167,8 @@ def scenes(n: int, size=(240, 320), seed: int = 0) -> list[np.ndarray]:
         for _ in range(2):
             x, y = rng.integers(20, w - 40), rng.integers(20, h - 40)
             img[y:y + 18, x:x + 18] = 235
+            for dx, dy in PIPS[int(rng.integers(1, 7))]:
+                cv2.circle(img, (int(x + 9 + 5 * dx), int(y + 9 + 5 * dy)), 2, (20, 20, 20), -1)
         out.append(img)
     return out
 

@@ -38,7 +38,8 @@ def _cache_with_marker(direction: np.ndarray) -> CropCache:
     return CropCache(images=img[None], faces=np.array([1]), tilt=np.array([0.0], np.float32),
                      stacked=np.array([0.0], np.float32),
                      pips=np.full((1, 6, 2), np.nan, np.float32), real=np.array([False]),
-                     geom=np.array([[*direction, 0.0]], np.float32))
+                     geom=np.array([[*direction, 0.0]], np.float32),
+                     is_die=np.array([1.0], np.float32))
 
 
 @pytest.mark.parametrize("seed", range(12))

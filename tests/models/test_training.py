@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from dicecall.models.data import load_folder  # noqa: E402
 from dicecall.models.det_train import train_detector  # noqa: E402
+from dicecall.models.negatives import mine  # noqa: E402
 from dicecall.models.read_train import train_reader  # noqa: E402
 from dicecall.models.trainloop import setup_torch  # noqa: E402
 
@@ -36,8 +38,32 @@ def test_detector_run_is_reproducible(toy_yolo: Path, tmp_path: Path) -> None:
 def test_reader_resume_equals_uninterrupted_run(toy_yolo: Path, tmp_path: Path) -> None:
     setup_torch(1)
     data = load_folder(toy_yolo)
-    train_reader(data, data, tmp_path / "full", epochs=2, seed=5, resume=False, batch_size=4)
-    train_reader(data, data, tmp_path / "part", epochs=2, seed=5, resume=False, batch_size=4,
-                 stop_after=1)
-    train_reader(data, data, tmp_path / "part", epochs=2, seed=5, resume=True, batch_size=4)
+    # Random places only (a detector that finds nothing), so the die-or-not head trains too.
+    negs = mine(data, lambda frame: np.zeros((0, 5), np.float32), seed=5)
+    assert sum(map(len, negs)) > 0
+    kw = {"epochs": 2, "seed": 5, "batch_size": 4, "negatives": (negs, negs)}
+    train_reader(data, data, tmp_path / "full", resume=False, **kw)
+    train_reader(data, data, tmp_path / "part", resume=False, stop_after=1, **kw)
+    train_reader(data, data, tmp_path / "part", resume=True, **kw)
     assert _same(_weights(tmp_path / "full" / "last.pt"), _weights(tmp_path / "part" / "last.pt"))
+
+
+def test_train_command_gives_the_reader_negatives_unless_told_not_to(toy_yolo: Path,
+                                                                     tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+
+    def negatives(out: Path, *extra: str) -> int:
+        args = ["models", "train", "--data", str(toy_yolo), "--valid", str(toy_yolo),
+                "--stage", "reader", "--reader-epochs", "1", "--threads", "1",
+                "--out", str(out), *extra]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        log = [json.loads(r) for r in (out / "reader" / "log.jsonl").read_text().splitlines()]
+        return next(r["negatives"] for r in log if r.get("event") == "cache")
+
+    assert negatives(tmp_path / "default") > 0
+    assert negatives(tmp_path / "none", "--mine-with", "none") == 0
