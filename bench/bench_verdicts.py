@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from dicecall.datasets.schema import MIN_VISIBLE
+from dicecall.vision.config import ReaderConfig
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.reader import DiceReader
@@ -87,6 +88,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=None, help="reuse generated scenes here")
     parser.add_argument("--profile", type=Path, default=None,
                         help="calibrated model profile (temperature + verdict thresholds)")
+    parser.add_argument("--models", type=Path, default=None,
+                        help="folder with detector.onnx and reader.onnx (default: committed)")
     args = parser.parse_args()
     from dicecall.datasets.generate import GenerateConfig, generate
 
@@ -102,6 +105,9 @@ def main() -> None:
 
         rcfg, vcfg = load_profile(args.profile)
         print(f"profile {args.profile}: temperature {rcfg.temperature}, {vcfg}")
+    if args.models:
+        rcfg = (rcfg or ReaderConfig()).model_copy(update={
+            "detector": args.models / "detector.onnx", "reader": args.models / "reader.onnx"})
     reader = DiceReader(rcfg)
     totals = collections.Counter()
     for scene in SCENES:

@@ -1,11 +1,12 @@
 """Threshold grid for the verdict's flags on a tuning suite, read once (issue 6).
 
-Reads every scene of DIR/{shaker,throwbox,craps} once with the committed reader, then calls
-the verdict with every (tilt, stacked) threshold pair on those same reads, and prints the
-unsafe and valid rates `bench_verdicts.py` reports. Use scenes of other seeds than the
-suite's (docs/verdicts.md used seeds 9200-9202):
+Reads every scene of DIR/{shaker,throwbox,craps} once per (detector, die-or-not) threshold
+pair with the committed reader, then calls the verdict with every (tilt, stacked) threshold
+pair on those same reads, and prints the unsafe and valid rates `bench_verdicts.py` reports.
+Use scenes of other seeds than the suite's (docs/verdicts.md used seeds 9200-9202):
 
-    python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.25,0.3
+    python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.25,0.3 \
+        --det 0.25,0.35 --die 0.5
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from bench_verdicts import SCENES, UNSAFE, truth, zones_of
 
 from dicecall.datasets.schema import load_folder
+from dicecall.vision.config import ReaderConfig
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import profile
 from dicecall.vision.reader import DiceReader
@@ -32,17 +34,24 @@ def main() -> None:
     ap.add_argument("--data", type=Path, required=True, help="folder with the three scene sets")
     ap.add_argument("--tilt", type=_floats, default=[0.1, 0.2, 0.3, 0.5])
     ap.add_argument("--stacked", type=_floats, default=[0.25, 0.3, 0.5])
+    ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
+    ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     args = ap.parse_args()
-    reader = DiceReader()
-    reads = []
-    for scene in SCENES:
-        for path, rec in load_folder(args.data / scene):
-            category, faces = truth(rec)
-            dice = reader.read(load_image(path.parent / rec.image))
-            reads.append((scene, rec, category, faces, dice))
-    print(f"{'tilt':>5} {'stacked':>7} {'unsafe not valid':>17} {'of':>5} "
-          f"{'valid called valid':>19} {'of':>5} {'wrong face':>10}")
-    for tilt, stacked in itertools.product(args.tilt, args.stacked):
+    print(f"{'det':>5} {'die':>5} {'tilt':>5} {'stacked':>7} {'unsafe not valid':>17} "
+          f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
+    for det, die in itertools.product(args.det, args.die):
+        reader = DiceReader(ReaderConfig(det_threshold=det, die_threshold=die))
+        reads = []
+        for scene in SCENES:
+            for path, rec in load_folder(args.data / scene):
+                category, faces = truth(rec)
+                dice = reader.read(load_image(path.parent / rec.image))
+                reads.append((scene, rec, category, faces, dice))
+        _grid(reads, args.tilt, args.stacked, f"{det:>5} {die:>5}")
+
+
+def _grid(reads: list, tilts: list[float], stackeds: list[float], prefix: str) -> None:
+    for tilt, stacked in itertools.product(tilts, stackeds):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked)
         unsafe = caught = good = passed = wrong = 0
         for scene, rec, category, faces, dice in reads:
@@ -54,8 +63,8 @@ def main() -> None:
                 good += 1
                 passed += v.status == VALID
                 wrong += v.status == VALID and sorted(v.faces) != faces
-        print(f"{tilt:>5} {stacked:>7} {100 * caught / max(unsafe, 1):>16.2f}% {unsafe:>5} "
-              f"{100 * passed / max(good, 1):>18.2f}% {good:>5} {wrong:>10}")
+        print(f"{prefix} {tilt:>5} {stacked:>7} {100 * caught / max(unsafe, 1):>16.2f}% "
+              f"{unsafe:>5} {100 * passed / max(good, 1):>18.2f}% {good:>5} {wrong:>10}")
 
 
 if __name__ == "__main__":
