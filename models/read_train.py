@@ -94,9 +94,9 @@ def contract_crops(samples: list[Sample], negatives: list[np.ndarray] | None = N
     for i, s in enumerate(samples):
         frame = read_rgb(s.image)
         if negatives is None:
-            where, g = np.column_stack([s.centres, die_size(s)]), die_geometry(
-                s.centres, die_size(s), frame.shape)
-            labels = [(f, t, st) for f, t, st in zip(s.faces, s.tilt, s.stacked, strict=True)]
+            where = np.column_stack([s.centres, die_size(s)])
+            g = die_geometry(s.centres, die_size(s), frame.shape)
+            labels = list(zip(s.faces, s.tilt, s.stacked, strict=True))
         else:
             where = negatives[i]
             g = negatives_geometry(s, where, frame.shape)
