@@ -138,21 +138,17 @@ def sweep(
 ) -> None:
     """Threshold sweep: found rate and false detections per image, per folder; with a
     reader, every detector x die-or-not threshold pair and the rate of dice read right."""
-    import numpy as np
-
     from dicecall.models.data import load_folder
     from dicecall.models.evaluate import sweep_thresholds
     from dicecall.models.pipeline import OnnxPipeline
-    from dicecall.vision.decode import sigmoid
+    from dicecall.vision.reader import die_probability
 
     pipe = OnnxPipeline(detector, reader or detector, threshold=0.1)
     grid = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7]
 
     def read(frame, dice):
         out = pipe.read(frame, dice)
-        die = (sigmoid(out["die_logit"][:, 0]) if "die_logit" in out
-               else np.ones(len(dice), np.float32))
-        return out["face_logits"].argmax(1) + 1, die
+        return out["face_logits"].argmax(1) + 1, die_probability(out)
 
     die_grid = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9) if reader else (0.0,)
     for d in data:

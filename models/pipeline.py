@@ -28,8 +28,7 @@ from dicecall.models.evaluate import (
     count_pips,
     decode,
 )
-from dicecall.vision.decode import sigmoid
-from dicecall.vision.reader import reader_feeds
+from dicecall.vision.reader import die_probability, reader_feeds
 
 
 def session(path: Path | str, threads: int = 2) -> ort.InferenceSession:
@@ -96,9 +95,7 @@ class OnnxPipeline:
         self, frame_rgb: np.ndarray, dice: np.ndarray, cascade: bool = False
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         out = self.read(frame_rgb, dice)
-        keep = np.ones(len(dice), bool)
-        if cascade and "die_logit" in out:
-            keep = sigmoid(out["die_logit"][:, 0]) >= self.die_threshold
+        keep = die_probability(out) >= self.die_threshold if cascade else np.ones(len(dice), bool)
         faces = out["face_logits"][keep].argmax(1) + 1
         return (dice[keep], faces.astype(np.int64),
                 count_pips(out["pip_heatmap"][keep], self.pip_threshold))

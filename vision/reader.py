@@ -43,6 +43,14 @@ def reader_feeds(session, batch: np.ndarray, geom: np.ndarray | None) -> dict:
     return feeds
 
 
+def die_probability(outs: dict) -> np.ndarray:
+    """(K,) die-or-not probability from a reader's named outputs; all 1 for a reader trained
+    before the head existed, which keeps every detection."""
+    if "die_logit" in outs:
+        return np.asarray(sigmoid(outs["die_logit"][:, 0]), np.float32)
+    return np.ones(len(outs["face_logits"]), np.float32)
+
+
 def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray | None = None):
     """The crop reader on a batch of crops, before the temperature.
 
@@ -58,11 +66,9 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
     names = [o.name for o in session.get_outputs()]
     outs = dict(zip(names, session.run(names, reader_feeds(session, batch, geom)), strict=True))
     pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
-    die = (sigmoid(outs["die_logit"][:, 0]) if "die_logit" in outs
-           else np.ones(len(batch), np.float32))
     return (np.asarray(outs["face_logits"], np.float32), pip_face,
             sigmoid(outs["tilt_logit"][:, 0]), sigmoid(outs["stacked_logit"][:, 0]),
-            np.asarray(die, np.float32))
+            die_probability(outs))
 
 
 class DiceReader:
