@@ -88,6 +88,22 @@ def export(
     typer.echo(json.dumps(report, indent=1))
 
 
+def quantize(
+    calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.")],
+    model: Annotated[Path, typer.Option("--model", help="FP32 detector or reader ONNX.")] = (
+        MODELS_DIR / "reader.onnx"),
+    detector: Annotated[Path, typer.Option(
+        "--detector", help="Detector whose false peaks join the calibration crops.")] = (
+        MODELS_DIR / "detector.onnx"),
+    out: Annotated[Path, typer.Option("--out", help="INT8 file to write.")] = (
+        MODELS_DIR / "reader.int8.onnx"),
+) -> None:
+    """Re-makes an INT8 variant from its FP32 ONNX, calibrated as `export` does."""
+    from dicecall.models.export import requantize
+
+    typer.echo(json.dumps(requantize(model, out, calib, detector), indent=1))
+
+
 def evaluate(
     data: Annotated[list[Path], typer.Option("--data", help="YOLO folders to score; repeat.")],
     crops: Annotated[
@@ -194,6 +210,6 @@ def register(app: typer.Typer) -> None:
     group = typer.Typer(
         help="Train, export, score and time the dice reader's models.", no_args_is_help=True
     )
-    for fn in (train, export, evaluate, sweep, bench, gallery):
+    for fn in (train, export, quantize, evaluate, sweep, bench, gallery):
         group.command()(fn)
     app.add_typer(group, name="models")

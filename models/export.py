@@ -54,13 +54,22 @@ def check_against_torch(model: torch.nn.Module, path: Path, feeds: dict[str, np.
     return float(max(np.abs(a - b).max() for a, b in zip(ref, got, strict=True)))
 
 
-def calibration_inputs(samples: list[Sample], images: int, crops: int, seed: int = 0
+def calibration_inputs(samples: list[Sample], images: int, crops: int, seed: int = 0,
+                       negatives: list[np.ndarray] | None = None, neg_share: float = 0.25
                        ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Detector frames [F, 3, 320, 320] and reader inputs (crops [C, 3, 64, 64], geom
-    [C, 3]), evenly drawn."""
+    [C, 3]), evenly drawn.
+
+    `negatives` ([M, 3] cx, cy, size per sample, `negatives.mine`) adds places that are not
+    dice, up to `neg_share` of the crops. The runtime feeds the reader such places (the
+    detector's wide net) and the die-or-not head must keep its range on them: calibrated on
+    dice alone, INT8 clipped that head's activations and kept chips and d20s as dice.
+    """
+    from dicecall.models.negatives import geometry
+
     rng = np.random.default_rng(seed)
     pick = rng.choice(len(samples), min(images, len(samples)), replace=False)
-    frames, cut, geom = [], [], []
+    frames, cut, geom, neg_cut, neg_geom = [], [], [], [], []
     for i in sorted(pick):
         s = samples[i]
         frame = read_rgb(s.image)
@@ -68,14 +77,39 @@ def calibration_inputs(samples: list[Sample], images: int, crops: int, seed: int
         geom.append(die_geometry(s.centres, die_size(s), frame.shape))
         for (cx, cy), size in zip(s.centres, die_size(s), strict=True):
             cut.append(crop_die(frame, cx, cy, CROP_SCALE * size))
-    order = rng.permutation(len(cut))[:crops]
-    return np.stack(frames), {"crops": crops_to_input(np.stack(cut)[order]),
-                              "geom": np.concatenate(geom)[order]}
+        if negatives is not None and len(negatives[i]):
+            neg_geom.append(geometry(s, negatives[i], frame.shape))
+            neg_cut += [crop_die(frame, cx, cy, CROP_SCALE * z) for cx, cy, z in negatives[i]]
+    n_neg = min(len(neg_cut), int(round(neg_share * crops)))
+    order = rng.permutation(len(cut))[:crops - n_neg]
+    x, g = np.stack(cut)[order], np.concatenate(geom)[order]
+    if n_neg:
+        pick_neg = rng.permutation(len(neg_cut))[:n_neg]
+        x = np.concatenate([x, np.stack(neg_cut)[pick_neg]])
+        g = np.concatenate([g, np.concatenate(neg_geom)[pick_neg]])
+        mix = rng.permutation(len(x))
+        x, g = x[mix], g[mix]
+    return np.stack(frames), {"crops": crops_to_input(x), "geom": g.astype(np.float32)}
+
+
+def calibration_negatives(samples: list[Sample], detector: Path, seed: int = 0
+                          ) -> list[np.ndarray]:
+    """Each sample's mined places that are not dice, as training mines them (no d6 screen:
+    calibration needs the range of activations, not clean labels)."""
+    from dicecall.models.negatives import mine, onnx_detector
+
+    return mine(samples, onnx_detector(detector), seed)
 
 
 def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
     """Static INT8 quantization, QDQ format, per-channel weights; output activations
-    (sigmoid, exp) stay float so probabilities and sizes keep their resolution."""
+    (sigmoid, exp) stay float so probabilities and sizes keep their resolution.
+
+    Weights use 7 bits (`reduce_range`): x86 CPUs without VNNI multiply uint8 activations by
+    int8 weights in pairs summed into int16 (`pmaddubsw`), which saturates with full-range
+    weights. Session 5's machine lost matteop65 accuracy to it (99.6 % FP32, 96.1 % INT8)
+    where session 6's, with AVX512-VNNI, read the same files at 99.6 % (models/reader.md).
+    """
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -99,7 +133,7 @@ def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
     keep = [n.name for n in graph.node if n.op_type in ("Sigmoid", "Exp", "Clip")]
     quantize_static(str(pre), str(dst), Reader(), quant_format=QuantFormat.QDQ,
                     per_channel=True, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, nodes_to_exclude=keep)
+                    weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
     pre.unlink()
 
 
@@ -113,8 +147,8 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
     if not stages:
         raise FileNotFoundError(f"no {run}/detector/best.pt or {run}/reader/best.pt")
     samples = [s for d in calib for s in load_folder(d)]
-    frames, crops = calibration_inputs(samples, images=64, crops=512)
     out.mkdir(parents=True, exist_ok=True)
+    frames, _ = calibration_inputs(samples, images=64, crops=512)
     report: dict = {}
     for stage in stages:
         model = Detector() if stage == "detector" else Reader()
@@ -124,6 +158,7 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
         if stage == "detector":
             feeds, outputs, data = {"image": frames[:1]}, list(DETECTOR_OUTPUTS), {"image": frames}
         else:
+            crops = reader_calibration(samples, out / "detector.onnx")
             feeds, outputs, data = {k: v[:7] for k, v in crops.items()}, list(READER_OUTPUTS), crops
         export_onnx(model, {k: v[:2] for k, v in feeds.items()}, path, outputs,
                     dynamic=stage == "reader")
@@ -132,3 +167,29 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
     for p in sorted(out.glob("*.onnx")):
         report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
     return report
+
+
+def reader_calibration(samples: list[Sample], detector: Path) -> dict[str, np.ndarray]:
+    """The reader's INT8 calibration inputs: 512 crops of 64 images, a quarter of them places
+    the detector at `detector` finds that are not dice (exported first when both stages
+    are exported, so the reader is calibrated against the detector it will run behind)."""
+    rng = np.random.default_rng(0)
+    pick = sorted(rng.choice(len(samples), min(64, len(samples)), replace=False))
+    chosen = [samples[i] for i in pick]
+    negatives = calibration_negatives(chosen, detector) if Path(detector).is_file() else None
+    return calibration_inputs(chosen, images=len(chosen), crops=512, negatives=negatives)[1]
+
+
+def requantize(model: Path, out: Path, calib: list[Path], detector: Path) -> dict:
+    """INT8 of an exported FP32 detector or reader, without its training run: calibration as
+    `export_all` does it. For committed models whose checkpoints are not at hand."""
+    import onnx
+
+    samples = [s for d in calib for s in load_folder(d)]
+    inputs = {i.name for i in onnx.load(str(model)).graph.input}
+    if "image" in inputs:
+        data = {"image": calibration_inputs(samples, images=64, crops=512)[0]}
+    else:
+        data = reader_calibration(samples, detector)
+    quantize(model, out, data)
+    return {out.name: {"bytes": out.stat().st_size, "sha256": sha256(out)}}

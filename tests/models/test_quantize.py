@@ -1,0 +1,71 @@
+"""INT8 variants: calibrated on the places the runtime feeds the reader, with 7-bit weights."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+torch = pytest.importorskip("torch")
+
+from dicecall.models.contract import READER_OUTPUTS  # noqa: E402
+from dicecall.models.data import load_folder  # noqa: E402
+from dicecall.models.export import calibration_inputs, export_onnx, requantize  # noqa: E402
+from dicecall.models.nets import Reader  # noqa: E402
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+def _int8_weights(path: Path) -> list[np.ndarray]:
+    """Every int8 initializer of a QDQ model: the quantized weights."""
+    return [numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer
+            if t.data_type == onnx.TensorProto.INT8 and np.prod(t.dims) > 1]
+
+
+def test_calibration_crops_include_places_that_are_not_dice(toy_yolo: Path) -> None:
+    samples = load_folder(toy_yolo)
+    negatives = [np.array([[20.0, 140.0, 24.0], [140.0, 20.0, 24.0]], np.float32)
+                 for _ in samples]
+    _, dice_only = calibration_inputs(samples, images=4, crops=8)
+    _, mixed = calibration_inputs(samples, images=4, crops=8, negatives=negatives,
+                                  neg_share=0.25)
+    assert len(mixed["crops"]) == len(mixed["geom"]) == 8
+    # Two of the eight crops are background corners of the toy scenes: no white die face.
+    white = lambda c: (c.mean(0) > 0.9).mean()  # noqa: E731
+    assert sum(white(c) < 0.05 for c in mixed["crops"]) >= 2
+    assert sum(white(c) < 0.05 for c in dice_only["crops"]) < sum(
+        white(c) < 0.05 for c in mixed["crops"])
+
+
+def test_requantized_reader_keeps_the_contract_with_seven_bit_weights(
+        toy_yolo: Path, tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    fp32 = tmp_path / "reader.onnx"
+    export_onnx(Reader(), {"crops": np.random.rand(2, 3, 64, 64).astype(np.float32),
+                           "geom": np.zeros((2, 3), np.float32)},
+                fp32, list(READER_OUTPUTS), dynamic=True)
+    out = tmp_path / "reader.int8.onnx"
+    report = requantize(fp32, out, [toy_yolo], MODELS / "detector.onnx")
+    assert report[out.name]["bytes"] == out.stat().st_size
+    weights = _int8_weights(out)
+    assert weights, "no int8 weights: the model was not quantized"
+    # reduce_range: 7-bit weights, so non-VNNI x86 CPUs cannot saturate their int16 sums.
+    assert all(np.abs(w.astype(np.int16)).max() <= 64 for w in weights)
+    assert [o.name for o in onnx.load(str(out)).graph.output] == list(READER_OUTPUTS)
+
+
+def test_quantize_command_writes_the_detector_variant(toy_yolo: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+
+    out = tmp_path / "detector.int8.onnx"
+    res = CliRunner().invoke(app, ["models", "quantize", "--calib", str(toy_yolo), "--model",
+                                   str(MODELS / "detector.onnx"), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)[out.name]["sha256"]
+    assert all(np.abs(w.astype(np.int16)).max() <= 64 for w in _int8_weights(out))
