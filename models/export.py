@@ -80,7 +80,7 @@ def calibration_inputs(samples: list[Sample], images: int, crops: int, seed: int
         if negatives is not None and len(negatives[i]):
             neg_geom.append(geometry(s, negatives[i], frame.shape))
             neg_cut += [crop_die(frame, cx, cy, CROP_SCALE * z) for cx, cy, z in negatives[i]]
-    n_neg = min(len(neg_cut), int(round(neg_share * crops)))
+    n_neg = min(len(neg_cut), round(neg_share * crops))
     order = rng.permutation(len(cut))[:crops - n_neg]
     x, g = np.stack(cut)[order], np.concatenate(geom)[order]
     if n_neg:
