@@ -69,3 +69,27 @@ def test_quantize_command_writes_the_detector_variant(toy_yolo: Path, tmp_path: 
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)[out.name]["sha256"]
     assert all(np.abs(w.astype(np.int16)).max() <= 64 for w in _int8_weights(out))
+
+
+def test_models_evaluate_defaults_to_the_runtime_thresholds(
+        toy_yolo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench's figures and `dicecall predict`'s must come from the same thresholds."""
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+    from dicecall.models import pipeline
+    from dicecall.vision.config import ReaderConfig
+
+    seen = {}
+    real = pipeline.OnnxPipeline
+
+    def recording(detector, reader, threshold, **kw):
+        seen.update(threshold=threshold, pip=kw["pip_threshold"])
+        return real(detector, reader, threshold, **kw)
+
+    monkeypatch.setattr(pipeline, "OnnxPipeline", recording)
+    res = CliRunner().invoke(app, ["models", "evaluate", "--data", str(toy_yolo)])
+    assert res.exit_code == 0, res.output
+    cfg = ReaderConfig()
+    assert seen == {"threshold": cfg.det_threshold, "pip": cfg.pip_threshold}
+    assert json.loads(res.output.splitlines()[0])["data"] == str(toy_yolo)
