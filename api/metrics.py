@@ -9,6 +9,10 @@ INTAKES = Counter("dicecall_roll_intakes_total", "Rolls posted by devices",
 SETTLEMENTS = Counter("dicecall_settlements_total", "Rolls settled through the engine",
                       ["game"])
 SETTLED_LINES = Counter("dicecall_settlement_lines_total", "Wager lines settled", ["result"])
+# A correction re-settles a roll already counted above; it counts here instead, so the two
+# counters above stay one per roll and one per wager line as first settled.
+CORRECTIONS = Counter("dicecall_settlement_corrections_total",
+                      "Settled rolls re-settled with faces corrected by surveillance", ["game"])
 INTAKE_LATENCY = Histogram(
     "dicecall_roll_intake_seconds", "Time to verify, store and settle one posted roll",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))

@@ -23,7 +23,7 @@ from ..db.models import Roll, Table
 from ..errors import ApiError
 from ..games import serialize
 from ..games.errors import RollRefused
-from ..metrics import Tally
+from ..metrics import CORRECTIONS, Tally
 from .rolls_batch import CALL_SECTION
 from .settle import settle_roll
 from .state import now
@@ -74,8 +74,10 @@ def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int]
     table.round_no -= 1
     settled: list[audit.Pending] = []
     try:
+        # The roll and its lines were counted when it first settled: the re-settlement's
+        # own increments are dropped and the correction is counted as one.
         state = settle_roll(session, table, serialize.loads(roll.state_before_json), roll,
-                            faces, settled, tally)
+                            faces, settled, Tally())
     except RollRefused as exc:
         raise ApiError(422, exc.code, exc.message, exc.section) from None
     roll.review_json = json.dumps({
@@ -89,4 +91,5 @@ def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int]
         "from_settlement_sha256": _sha(old_settlement),
         "settlement_sha256": _sha(roll.settlement_json), "note": note, "by": who}))
     events.extend(settled)
+    tally.inc(CORRECTIONS, table.game)
     return state

@@ -118,3 +118,21 @@ def test_faces_the_engine_refuses_leave_the_settled_roll_alone(hb):
     r = hb.client.post(f"/v1/rolls/{roll['roll_id']}/review",
                        headers=hb.auth("surveillance"), json={"action": "no_roll"})
     assert r.status_code == 409 and r.json()["code"] == "not_held"
+
+
+def _counts() -> dict[tuple[str, str], float]:
+    from prometheus_client import REGISTRY
+
+    names = ("dicecall_settlements_total", "dicecall_settlement_lines_total",
+             "dicecall_settlement_corrections_total")
+    return {(s.name, *s.labels.values()): s.value for m in REGISTRY.collect()
+            for s in m.samples if s.name in names}
+
+
+def test_a_correction_counts_as_a_correction_not_a_second_settlement(hb):
+    table, _, roll = _pass_line_seven(hb)
+    before = _counts()
+    assert _correct(hb, roll["roll_id"], [1, 1]).status_code == 200
+    after = _counts()
+    changed = {k: after[k] - before.get(k, 0.0) for k in after if after[k] != before.get(k)}
+    assert changed == {("dicecall_settlement_corrections_total", "craps"): 1.0}
