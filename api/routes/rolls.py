@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Response
@@ -67,15 +69,41 @@ async def accept(db: Database, settings: Settings, broker: Broker, device_id: st
         else:
             post = await run_in_threadpool(svc.prepare, settings, device_id, table_id, roll)
         # Applied by the process's writer thread, batched with other rolls (group commit).
-        result = await writer_for(db).submit(post)
+        # Shielded: a request cancelled while queued is still applied (intake_writer.py),
+        # so it is still counted, as new, when the writer answers; its retry is a replay.
+        pending = writer_for(db).submit(post)
+        try:
+            result = await asyncio.shield(pending)
+        except asyncio.CancelledError:
+            pending.add_done_callback(partial(_count_late, roll.verdict, broker))
+            raise
     except ApiError as exc:
-        INTAKES.labels(roll.verdict, "conflict" if exc.status == 409 else "refused").inc()
+        INTAKES.labels(roll.verdict, _refusal(exc)).inc()
         raise
-    INTAKES.labels(roll.verdict, "replay" if result.replayed else "new").inc()
+    _count(roll.verdict, result, broker)
     INTAKE_LATENCY.observe(time.perf_counter() - started)
+    return result
+
+
+def _refusal(exc: ApiError) -> str:
+    return "conflict" if exc.status == 409 else "refused"
+
+
+def _count(verdict: str, result: svc.Intake, broker: Broker) -> None:
+    INTAKES.labels(verdict, "replay" if result.replayed else "new").inc()
     if not result.replayed:
         broker.notify()
-    return result
+
+
+def _count_late(verdict: str, broker: Broker, done: asyncio.Future) -> None:
+    """Counts the answer to a request whose client stopped waiting for it."""
+    if done.cancelled():
+        return
+    exc = done.exception()
+    if exc is None:
+        _count(verdict, done.result(), broker)
+    elif isinstance(exc, ApiError):
+        INTAKES.labels(verdict, _refusal(exc)).inc()
 
 
 def _rolls(db, table_id: str, after: int, limit: int) -> list[dict]:

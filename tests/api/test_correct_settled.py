@@ -130,7 +130,7 @@ def _counts() -> dict[tuple[str, str], float]:
 
 
 def test_a_correction_counts_as_a_correction_not_a_second_settlement(hb):
-    table, _, roll = _pass_line_seven(hb)
+    _, _, roll = _pass_line_seven(hb)
     before = _counts()
     assert _correct(hb, roll["roll_id"], [1, 1]).status_code == 200
     after = _counts()

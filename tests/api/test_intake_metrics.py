@@ -149,3 +149,45 @@ def test_a_review_counts_its_settlements_only_once_it_committed(h, monkeypatch):
                       json={"action": "confirm"})
     assert r.status_code == 200 and r.json()["status"] == "settled"
     assert _delta(before) == {("dicecall_settlements_total", "craps"): 2}
+
+
+def test_a_roll_whose_client_left_while_queued_counts_as_new_and_its_retry_as_replay(
+        hb, monkeypatch):
+    """The writer still applies a cancelled request's roll (intake_writer.py): it is counted
+    when stored, and the device's retry is the replay."""
+    import asyncio
+    import threading
+    import time
+
+    from dicecall.api.events import Broker
+    from dicecall.api.routes.rolls import accept
+
+    table = hb.table()
+    device = hb.device(table)
+    body = hb.body(1, (6, 1))
+    real, entered = svc.Batch.flush, threading.Event()
+
+    def slow_flush(batch):
+        entered.set()
+        time.sleep(0.3)  # the client gives up meanwhile
+        return real(batch)
+
+    monkeypatch.setattr(svc.Batch, "flush", slow_flush)
+    before = _samples()
+
+    async def post_and_leave() -> None:
+        task = asyncio.create_task(accept(hb.db, hb.settings, Broker(), device[0], table,
+                                          svc.RollIn.model_validate(body)))
+        await asyncio.get_running_loop().run_in_executor(None, entered.wait, 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await asyncio.sleep(0.6)  # the writer answers the abandoned request
+
+    asyncio.run(post_and_leave())
+    assert _delta(before) == {("dicecall_roll_intakes_total", "valid", "new"): 1,
+                              ("dicecall_settlements_total", "craps"): 1}
+    before = _samples()
+    retry = hb.post_roll(table, device, body)
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert _delta(before) == {("dicecall_roll_intakes_total", "valid", "replay"): 1}
