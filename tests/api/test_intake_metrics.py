@@ -182,7 +182,11 @@ def test_a_roll_whose_client_left_while_queued_counts_as_new_and_its_retry_as_re
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        await asyncio.sleep(0.6)  # the writer answers the abandoned request
+        key = ("dicecall_roll_intakes_total", "valid", "new")
+        for _ in range(200):  # until the writer answers the abandoned request (10 s at most)
+            if key in _delta(before):
+                break
+            await asyncio.sleep(0.05)
 
     asyncio.run(post_and_leave())
     assert _delta(before) == {("dicecall_roll_intakes_total", "valid", "new"): 1,
