@@ -13,6 +13,30 @@ from .scoring import Score, match
 TILT_BANDS = ((0, 5), (5, 15), (15, 30), (30, 90))  # degrees; 5 is the labels' cocked line
 
 
+def match_visible_first(centers: np.ndarray, boxes: np.ndarray, seen: np.ndarray
+                        ) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """Pairs predictions with the scored (visible) dice first, then lets a prediction left
+    over that lies on a hidden die go unscored.
+
+    A die on a die overlaps the one beneath, which the labels keep but leave out of the
+    score (under 30 % visible). Matching both at once, nearest centre first, could hand the
+    top die's detection to the hidden die and count the top die as missed. A real label set
+    has no hidden boxes at all, so the visible dice get the first pick.
+
+    Returns:
+        (pred, label) pairs with label indices into `boxes`, all of them visible dice; and a
+        (N,) mask of the predictions to score (False: on a hidden die only).
+    """
+    vis = np.nonzero(seen)[0]
+    pairs = [(p, int(vis[g])) for p, g in match(centers, boxes[seen])]
+    keep = np.ones(len(centers), bool)
+    left = np.array(sorted(set(range(len(centers))) - {p for p, _ in pairs}), np.int64)
+    if len(left) and (~seen).any():
+        for p, _ in match(centers[left], boxes[~seen]):
+            keep[left[p]] = False
+    return pairs, keep
+
+
 def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None,
                        stacked_threshold: float | None = None) -> Result:
     """Face and detection score, plus recall of cocked / stacked dice by tilt band.
@@ -42,14 +66,10 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
         boxes = np.array([d.box for d in rec.dice], np.float32).reshape(-1, 4)
         faces = np.array([d.face for d in rec.dice], np.int64)
         seen = np.array([d.visible >= MIN_VISIBLE for d in rec.dice], bool)
-        pairs = match(dice.centers, boxes)
-        on_hidden = {p for p, g in pairs if not seen[g]}
-        keep = np.array([p not in on_hidden for p in range(len(dice.face))], bool)
+        pairs, keep = match_visible_first(dice.centers, boxes, seen)
         score.add(rec.image, dice.centers[keep], dice.face[keep], boxes[seen], faces[seen])
         score.hidden += int((~seen).sum())
         for p, g in pairs:
-            if not seen[g]:
-                continue
             label = rec.dice[g]
             if label.tilt_deg is not None and label.cocked:
                 band = next(f"{lo}-{hi}" for lo, hi in TILT_BANDS if lo <= label.tilt_deg < hi

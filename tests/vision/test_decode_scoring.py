@@ -8,6 +8,7 @@ import pytest
 from dicecall.vision.decode import count_pips, decode_centres
 from dicecall.vision.images import ImageError, check_frame, load_image
 from dicecall.vision.preprocess import crops, letterbox
+from dicecall.vision.evaluate_synth import match_visible_first
 from dicecall.vision.scoring import Score, match
 
 
@@ -50,6 +51,21 @@ def test_match_is_one_to_one_nearest_first():
     d = s.as_dict()
     assert (d["found"], d["face_right"], d["false_per_image"]) == (2, 1, 1.0)
     assert d["confusion"][4][1] == 1
+
+
+def test_a_die_on_a_hidden_die_keeps_its_detection():
+    # The top die (visible) sits over the die beneath (hidden, unscored); the detection lies
+    # in both boxes, nearer the hidden one's centre. It is the top die's: found, not false.
+    boxes = np.array([[10, 10, 40, 40], [20, 20, 44, 44], [100, 100, 120, 120]], np.float32)
+    seen = np.array([True, False, True])
+    pred = np.array([[30, 30], [110, 110], [60, 60]], np.float32)
+    pairs, keep = match_visible_first(pred, boxes, seen)
+    assert sorted(pairs) == [(0, 0), (1, 2)]
+    assert keep.tolist() == [True, True, True]  # (60, 60) is on nothing: a false die
+    # A second detection on the hidden die alone is neither found nor false.
+    pred2 = np.vstack([pred, [[42, 42]]]).astype(np.float32)
+    pairs2, keep2 = match_visible_first(pred2, boxes, seen)
+    assert sorted(pairs2) == [(0, 0), (1, 2)] and keep2.tolist() == [True, True, True, False]
 
 
 def test_letterbox_and_crops_shapes():
