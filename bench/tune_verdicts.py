@@ -6,7 +6,7 @@ pair on those same reads, and prints the unsafe and valid rates `bench_verdicts.
 Use scenes of other seeds than the suite's (docs/verdicts.md used seeds 9200-9202):
 
     python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.25,0.3 \
-        --det 0.25,0.35 --die 0.5
+        --det 0.25,0.35 --die 0.5 --views 1,4,8
 """
 
 from __future__ import annotations
@@ -36,18 +36,20 @@ def main() -> None:
     ap.add_argument("--stacked", type=_floats, default=[0.25, 0.3, 0.5])
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
+    ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
+                    default=[ReaderConfig().views], help="views per crop (vision/views.py)")
     args = ap.parse_args()
-    print(f"{'det':>5} {'die':>5} {'tilt':>5} {'stacked':>7} {'unsafe not valid':>17} "
+    print(f"{'det':>5} {'die':>5} {'views':>5} {'tilt':>5} {'stacked':>7} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
-    for det, die in itertools.product(args.det, args.die):
-        reader = DiceReader(ReaderConfig(det_threshold=det, die_threshold=die))
+    for det, die, views in itertools.product(args.det, args.die, args.views):
+        reader = DiceReader(ReaderConfig(det_threshold=det, die_threshold=die, views=views))
         reads = []
         for scene in SCENES:
             for path, rec in load_folder(args.data / scene):
                 category, faces = truth(rec)
                 dice = reader.read(load_image(path.parent / rec.image))
                 reads.append((scene, rec, category, faces, dice))
-        _grid(reads, args.tilt, args.stacked, f"{det:>5} {die:>5}")
+        _grid(reads, args.tilt, args.stacked, f"{det:>5} {die:>5} {views:>5}")
 
 
 def _grid(reads: list, tilts: list[float], stackeds: list[float], prefix: str) -> None:

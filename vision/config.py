@@ -42,5 +42,8 @@ class ReaderConfig(BaseModel):
     # refits it per table.
     temperature: float = Field(0.79, gt=0.0, le=10.0,
                                description="face logit temperature from calibration")
+    views: int = Field(4, ge=1, le=8,
+                       description="views of each crop read and averaged: quarter turns, then "
+                                   "mirrored (vision/views.py); 1 reads each crop once")
     threads: int = Field(2, ge=1, le=16, description="onnxruntime intra-op threads")
     warmup: int = Field(2, ge=0, le=20, description="warm-up runs when the session opens")

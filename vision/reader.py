@@ -15,6 +15,7 @@ from .decode import count_pips, decode_centres, sigmoid, softmax
 from .dice import Dice
 from .images import check_frame
 from .preprocess import crops, die_geometry, letterbox
+from .views import expand, merge
 
 STRIDE = 4
 
@@ -56,7 +57,8 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
 
     One home for the edge and for `dicecall calibrate model`, so the pip reading the
     thresholds are calibrated on is the one the verdict checks. `geom` is
-    `preprocess.die_geometry` of the crops' dice.
+    `preprocess.die_geometry` of the crops' dice. With `cfg.views` > 1 every crop is read
+    turned and mirrored in the same batch, and the raw outputs are averaged (`views.py`).
 
     Returns:
         (K, 6) float32 raw face logits, (K,) int8 pip reading (0: not a face), (K,) tilt,
@@ -64,7 +66,12 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
         die-or-not head).
     """
     names = [o.name for o in session.get_outputs()]
-    outs = dict(zip(names, session.run(names, reader_feeds(session, batch, geom)), strict=True))
+    n, v = len(batch), cfg.views
+    if geom is None:
+        geom = np.zeros((n, 3), np.float32)
+    many, many_geom = expand(batch, geom, v)
+    outs = merge(dict(zip(names, session.run(names, reader_feeds(session, many, many_geom)),
+                          strict=True)), n, v)
     pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
     return (np.asarray(outs["face_logits"], np.float32), pip_face,
             sigmoid(outs["tilt_logit"][:, 0]), sigmoid(outs["stacked_logit"][:, 0]),

@@ -77,7 +77,8 @@ class _Session:
 
 class _Reader:
     def __init__(self, truth):
-        self.config, self.reader, self.truth = ReaderConfig(), _Session(), truth
+        # One view: the fake's heatmap does not turn with the crop, as a real reader's does.
+        self.config, self.reader, self.truth = ReaderConfig(views=1), _Session(), truth
 
     def detect(self, frame):
         boxes = self.truth.pop(0)
