@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from dicecall.vision.decode import count_pips, decode_centres
+from dicecall.vision.evaluate_synth import match_visible_first
 from dicecall.vision.images import ImageError, check_frame, load_image
 from dicecall.vision.preprocess import crops, letterbox
-from dicecall.vision.evaluate_synth import match_visible_first
 from dicecall.vision.scoring import Score, match
 
 
