@@ -15,7 +15,7 @@ from .decode import count_pips, decode_centres, sigmoid, softmax
 from .dice import Dice
 from .images import check_frame
 from .preprocess import crops, die_geometry, letterbox
-from .views import expand, merge
+from .views import average_views
 
 STRIDE = 4
 
@@ -57,8 +57,8 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
 
     One home for the edge and for `dicecall calibrate model`, so the pip reading the
     thresholds are calibrated on is the one the verdict checks. `geom` is
-    `preprocess.die_geometry` of the crops' dice. With `cfg.views` > 1 every crop is read
-    turned and mirrored in the same batch, and the raw outputs are averaged (`views.py`).
+    `preprocess.die_geometry` of the crops' dice. With `cfg.views` > 1 every crop is also read
+    turned (and mirrored), and the raw outputs are averaged (`views.py`).
 
     Returns:
         (K, 6) float32 raw face logits, (K,) int8 pip reading (0: not a face), (K,) tilt,
@@ -66,12 +66,13 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
         die-or-not head).
     """
     names = [o.name for o in session.get_outputs()]
-    n, v = len(batch), cfg.views
     if geom is None:
-        geom = np.zeros((n, 3), np.float32)
-    many, many_geom = expand(batch, geom, v)
-    outs = merge(dict(zip(names, session.run(names, reader_feeds(session, many, many_geom)),
-                          strict=True)), n, v)
+        geom = np.zeros((len(batch), 3), np.float32)
+
+    def run(crops: np.ndarray, g: np.ndarray) -> dict[str, np.ndarray]:
+        return dict(zip(names, session.run(names, reader_feeds(session, crops, g)), strict=True))
+
+    outs = average_views(run, batch, geom, cfg.views)
     pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
     return (np.asarray(outs["face_logits"], np.float32), pip_face,
             sigmoid(outs["tilt_logit"][:, 0]), sigmoid(outs["stacked_logit"][:, 0]),

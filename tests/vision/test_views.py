@@ -10,21 +10,20 @@ import pytest
 from dicecall.vision.config import ReaderConfig
 from dicecall.vision.preprocess import die_geometry
 from dicecall.vision.reader import read_batch
-from dicecall.vision.views import expand, merge
+from dicecall.vision.views import average_views, turn
 
 
-@pytest.mark.parametrize("views", range(1, 9))
-def test_each_views_geometry_is_what_the_turned_frame_gives(views):
+def test_each_views_geometry_is_what_the_turned_frame_gives():
     # A die off the frame's centre; every view of its crop must carry the geometry the
     # reader would have computed had the whole frame been turned (and mirrored) that way.
     frame = np.zeros((120, 200, 3), np.uint8)
     centre, size = np.array([[150.0, 30.0]], np.float32), np.array([20.0], np.float32)
     geom = die_geometry(centre, size, frame.shape)
     crop = np.random.default_rng(0).random((1, 3, 8, 8)).astype(np.float32)
-    many, many_geom = expand(crop, geom, views)
-    assert many.shape == (views, 3, 8, 8) and many_geom.shape == (views, 3)
     h, w = frame.shape[:2]
-    for v in range(views):
+    for v in range(8):
+        turned, turned_geom = turn(crop, geom, v)
+        assert turned.shape == (1, 3, 8, 8) and turned_geom.shape == (1, 3)
         k, mirror = v % 4, v >= 4
         x, y = float(centre[0, 0]), float(centre[0, 1])
         shape = (h, w)
@@ -33,31 +32,33 @@ def test_each_views_geometry_is_what_the_turned_frame_gives(views):
         for _ in range(k):  # np.rot90: (x, y) -> (y, W - x), the frame becomes W x H
             x, y, shape = y, shape[1] - x, (shape[1], shape[0])
         want = die_geometry(np.array([[x, y]], np.float32), size, (*shape, 3))
-        assert np.allclose(many_geom[v], want[0], atol=1e-6), v
+        assert np.allclose(turned_geom[0], want[0], atol=1e-6), v
         img = crop[0, :, :, ::-1] if mirror else crop[0]
-        assert np.array_equal(many[v], np.rot90(img, k, axes=(1, 2)))
+        assert np.array_equal(turned[0], np.rot90(img, k, axes=(1, 2)))
 
 
-def test_merge_turns_maps_back_and_averages_per_die():
+def test_views_turn_maps_back_and_average_per_die():
     rng = np.random.default_rng(1)
     crops = rng.random((3, 3, 16, 16)).astype(np.float32)
     geom = rng.normal(size=(3, 3)).astype(np.float32)
-    many, _ = expand(crops, geom, 8)
-    # A model whose map follows the image (equivariant) and whose logit does not: merged,
+
+    # A model whose map follows the image (equivariant) and whose logit does not: averaged,
     # the map is the first view's and the logit is unchanged.
-    outs = {"map": many[:, :1].copy(), "logit": many.mean(axis=(1, 2, 3))[:, None]}
-    merged = merge(outs, 3, 8)
-    assert np.allclose(merged["map"], crops[:, :1], atol=1e-6)
-    assert np.allclose(merged["logit"][:, 0], crops.mean(axis=(1, 2, 3)), atol=1e-6)
-    with pytest.raises(ValueError, match="expected 24 rows"):
-        merge({"logit": np.zeros((23, 1), np.float32)}, 3, 8)
+    def run(b, g):
+        return {"map": b[:, :1].copy(), "logit": b.mean(axis=(1, 2, 3))[:, None]}
+
+    out = average_views(run, crops, geom, 8)
+    assert np.allclose(out["map"], crops[:, :1], atol=1e-6)
+    assert np.allclose(out["logit"][:, 0], crops.mean(axis=(1, 2, 3)), atol=1e-6)
+    with pytest.raises(ValueError, match="expected 3 rows"):
+        average_views(lambda b, g: {"logit": np.zeros((2, 1), np.float32)}, crops, geom, 2)
     with pytest.raises(ValueError, match="views must be 1-8"):
-        expand(crops, geom, 9)
+        average_views(run, crops, geom, 9)
 
 
 class _Session:
-    """A reader that sees the face in the crop's mean red level and answers each view with a
-    different error, as views of a real die do; it records the batch it was given."""
+    """A reader that gets one view of the second die wrong, as one view of a real die can;
+    it records the size of each batch it is given."""
 
     def get_inputs(self):
         return [SimpleNamespace(name="crops"), SimpleNamespace(name="geom")]
@@ -68,23 +69,25 @@ class _Session:
 
     def run(self, names, feeds):
         x = feeds["crops"]
-        self.seen = len(x)
+        self.runs.append(len(x))
         n = len(x)
         logits = np.zeros((n, 6), np.float32)
         logits[:, 2] = 2.0
-        # the second die's first view wrongly prefers face 5; its other views do not
-        logits[1, 4] = 4.0
+        if len(self.runs) == 1:  # the second die's first view wrongly prefers face 5
+            logits[1, 4] = 4.0
         out = {"face_logits": logits, "pip_heatmap": np.zeros((n, 1, 32, 32), np.float32),
                "tilt_logit": np.full((n, 1), -2.0, np.float32),
                "stacked_logit": np.full((n, 1), -2.0, np.float32)}
         return [out[k] for k in names]
 
 
-def test_read_batch_reads_all_views_in_one_run_and_outvotes_one_bad_view():
+def test_read_batch_reads_one_view_per_run_and_outvotes_one_bad_view():
     session = _Session()
+    session.runs = []
     crops = np.zeros((2, 3, 64, 64), np.float32)
     one = read_batch(session, crops, ReaderConfig(views=1))
-    assert session.seen == 2 and one[0].argmax(1).tolist() == [2, 4]
+    assert session.runs == [2] and one[0].argmax(1).tolist() == [2, 4]
+    session.runs = []
     four = read_batch(session, crops, ReaderConfig(views=4))
-    assert session.seen == 8 and four[0].shape == (2, 6)
+    assert session.runs == [2, 2, 2, 2] and four[0].shape == (2, 6)
     assert four[0].argmax(1).tolist() == [2, 2]
