@@ -2,6 +2,7 @@
 the committed model, called by `vision.verdict`, printed as truth against verdict per game.
 
     python bench/bench_verdicts.py [--count 1000] [--seed 9100] [--data DIR] [--profile P]
+        [--views V]
 
 `--profile` applies a `dicecall calibrate model` profile (temperature and verdict thresholds),
 as a calibrated table runs; fit it on scenes of other seeds than the suite's.
@@ -62,6 +63,19 @@ def zones_of(rec, scene: str) -> Zones:
                  no_roll={k: [tuple(p) for p in v] for k, v in no_roll.items()})
 
 
+def rates(calls) -> dict[str, int]:
+    """Counts over (truth category, verdict status, wrong face on a valid call) triples:
+    unsafe rolls and those caught (not valid), good rolls and those passed, wrong faces."""
+    n = {"unsafe": 0, "caught": 0, "good": 0, "passed": 0, "wrong": 0}
+    for category, status, wrong in calls:
+        if category in UNSAFE:
+            n["unsafe"], n["caught"] = n["unsafe"] + 1, n["caught"] + (status != VALID)
+        else:
+            n["good"], n["passed"] = n["good"] + 1, n["passed"] + (status == VALID)
+            n["wrong"] += bool(wrong)
+    return n
+
+
 def run_scene_type(reader, scene: str, folder: Path, vcfg=None) -> dict:
     from dicecall.datasets.schema import load_folder
 
@@ -90,6 +104,8 @@ def main() -> None:
                         help="calibrated model profile (temperature + verdict thresholds)")
     parser.add_argument("--models", type=Path, default=None,
                         help="folder with detector.onnx and reader.onnx (default: committed)")
+    parser.add_argument("--views", type=int, default=None,
+                        help="views per crop (default: the runtime's; vision/views.py)")
     args = parser.parse_args()
     from dicecall.datasets.generate import GenerateConfig, generate
 
@@ -108,7 +124,10 @@ def main() -> None:
     if args.models:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={
             "detector": args.models / "detector.onnx", "reader": args.models / "reader.onnx"})
+    if args.views:
+        rcfg = (rcfg or ReaderConfig()).model_copy(update={"views": args.views})
     reader = DiceReader(rcfg)
+    print(f"views per crop: {reader.config.views}")
     totals = collections.Counter()
     for scene in SCENES:
         folder = root / scene

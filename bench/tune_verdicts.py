@@ -15,7 +15,7 @@ import argparse
 import itertools
 from pathlib import Path
 
-from bench_verdicts import SCENES, UNSAFE, truth, zones_of
+from bench_verdicts import SCENES, rates, truth, zones_of
 
 from dicecall.datasets.schema import load_folder
 from dicecall.vision.config import ReaderConfig
@@ -55,18 +55,14 @@ def main() -> None:
 def _grid(reads: list, tilts: list[float], stackeds: list[float], prefix: str) -> None:
     for tilt, stacked in itertools.product(tilts, stackeds):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked)
-        unsafe = caught = good = passed = wrong = 0
+        calls = []
         for scene, rec, category, faces, dice in reads:
             v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
-            if category in UNSAFE:
-                unsafe += 1
-                caught += v.status != VALID
-            else:
-                good += 1
-                passed += v.status == VALID
-                wrong += v.status == VALID and sorted(v.faces) != faces
-        print(f"{prefix} {tilt:>5} {stacked:>7} {100 * caught / max(unsafe, 1):>16.2f}% "
-              f"{unsafe:>5} {100 * passed / max(good, 1):>18.2f}% {good:>5} {wrong:>10}")
+            calls.append((category, v.status, v.status == VALID and sorted(v.faces) != faces))
+        n = rates(calls)
+        print(f"{prefix} {tilt:>5} {stacked:>7} {100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
+              f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
+              f"{n['wrong']:>10}")
 
 
 if __name__ == "__main__":

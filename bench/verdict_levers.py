@@ -23,14 +23,14 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-from bench_verdicts import SCENES, UNSAFE, truth, zones_of
+from bench_verdicts import SCENES, rates, truth, zones_of
 
 from dicecall.datasets.schema import load_folder
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import profile
 from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
-from dicecall.vision.verdict import VALID, verdict
+from dicecall.vision.verdict import verdict
 
 LEVERS = {"as read": (), "pips": ("pips",), "conf": ("conf",), "tilt": ("tilt",),
           "stacked": ("stacked",), "tilt + stacked": ("tilt", "stacked"),
@@ -66,16 +66,12 @@ def main() -> None:
              for scene in SCENES for path, rec in load_folder(args.data / scene)]
     print(f"{'replaced by truth':<18} {'unsafe not valid':>17} {'valid called valid':>19}")
     for name, fix in LEVERS.items():
-        unsafe = caught = good = passed = 0
-        for scene, rec, category, dice in reads:
-            v = verdict(with_truth(dice, rec.dice, fix), profile(rec.game, rec.expected_dice),
-                        zones_of(rec, scene))
-            if category in UNSAFE:
-                unsafe, caught = unsafe + 1, caught + (v.status != VALID)
-            else:
-                good, passed = good + 1, passed + (v.status == VALID)
-        print(f"{name:<18} {100 * caught / max(unsafe, 1):>16.2f}% "
-              f"{100 * passed / max(good, 1):>18.2f}%")
+        n = rates((category, verdict(with_truth(dice, rec.dice, fix),
+                                     profile(rec.game, rec.expected_dice),
+                                     zones_of(rec, scene)).status, False)
+                  for scene, rec, category, dice in reads)
+        print(f"{name:<18} {100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
+              f"{100 * n['passed'] / max(n['good'], 1):>18.2f}%")
 
 
 if __name__ == "__main__":
