@@ -85,12 +85,15 @@ def accuracy(reader, folders: list[Path]) -> dict:
 
 
 def _frame_with(folder: Path, dice: int) -> np.ndarray | None:
-    """The first scene of `folder` whose frame holds exactly `dice` labelled dice."""
-    from dicecall.datasets.schema import load_folder
+    """The first scene of `folder` whose frame holds exactly `dice` labelled dice, all of
+    them in the zone and in sight (until session 8 the first with `dice` labels of any kind:
+    the 2-dice frame had one die out of sight and one off the table)."""
+    from dicecall.datasets.schema import MIN_VISIBLE, load_folder
     from dicecall.vision.images import load_image
 
     for path, rec in load_folder(folder):
-        if len(rec.dice) == dice:
+        if len(rec.dice) == dice and all(d.visible >= MIN_VISIBLE and d.in_zone
+                                         for d in rec.dice):
             return load_image(path.parent / rec.image)
     return None
 

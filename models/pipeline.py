@@ -36,6 +36,9 @@ def session(path: Path | str, threads: int = 2) -> ort.InferenceSession:
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
+    # Several sessions take turns on the same cores; one spinning after its run slows the
+    # next (vision.reader.open_session).
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
