@@ -47,6 +47,10 @@ def train(
         typer.Option("--mine-with", help="Detector ONNX whose false peaks are the reader's "
                      "negatives (default: the committed detector); 'none' for no negatives."),
     ] = None,
+    synth_per_real: Annotated[
+        float, typer.Option("--synth-per-real", help="Reader: plain synthetic dice per real die "
+                            "in one epoch (a fresh draw each epoch).", min=0.5, max=20.0),
+    ] = 2.0,
 ) -> None:
     """Trains the detector and/or the reader, validating and checkpointing every epoch."""
     from dicecall.models.data import load_folder
@@ -73,7 +77,7 @@ def train(
             typer.echo(f"negatives: train {sum(map(len, negatives[0]))}, "
                        f"valid {sum(map(len, negatives[1]))}")
         train_reader(train_set, valid_set, out / "reader", reader_epochs, seed, resume,
-                     negatives=negatives)
+                     negatives=negatives, synth_per_real=synth_per_real)
 
 
 def export(

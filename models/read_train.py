@@ -157,16 +157,17 @@ def die_accuracy(model: Reader, dice: tuple[np.ndarray, np.ndarray],
     return float(np.mean(rates))
 
 
-def epoch_order(cache: CropCache, rng: np.random.Generator) -> np.ndarray:
+def epoch_order(cache: CropCache, rng: np.random.Generator,
+                synth_per_real: float = SYNTH_PER_REAL) -> np.ndarray:
     """Every real die REAL_REPEAT times, every cocked or stacked synthetic die FLAG_REPEAT
-    times, plus at most SYNTH_PER_REAL other synthetic dice per real one (a fresh draw each
+    times, plus at most `synth_per_real` other synthetic dice per real one (a fresh draw each
     epoch), and NEG_PER_DIE negatives per die drawn, shuffled."""
     die = cache.is_die > 0.5
     flagged = (np.nan_to_num(cache.tilt) > 0) | (np.nan_to_num(cache.stacked) > 0)
     real = np.nonzero(die & cache.real)[0]
     flags = np.nonzero(die & ~cache.real & flagged)[0]
     synth = np.nonzero(die & ~cache.real & ~flagged)[0]
-    cap = max(int(SYNTH_PER_REAL * len(real)), 2000)
+    cap = max(int(synth_per_real * len(real)), 2000)
     if len(synth) > cap:
         synth = rng.choice(synth, cap, replace=False)
     dice = np.concatenate([np.tile(real, REAL_REPEAT), np.tile(flags, FLAG_REPEAT), synth])
@@ -180,7 +181,8 @@ def epoch_order(cache: CropCache, rng: np.random.Generator) -> np.ndarray:
 def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: int, seed: int,
                  resume: bool, batch_size: int = 128, lr: float = 3e-3,
                  stop_after: int | None = None,
-                 negatives: tuple[list[np.ndarray], list[np.ndarray]] | None = None) -> Path:
+                 negatives: tuple[list[np.ndarray], list[np.ndarray]] | None = None,
+                 synth_per_real: float = SYNTH_PER_REAL) -> Path:
     """Trains, validating and checkpointing every epoch; returns the best checkpoint's path.
 
     `negatives` are (train, valid) places that are not dice, one [M, 3] array per sample
@@ -203,13 +205,14 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
                else (np.zeros((0, 3, 64, 64), np.float32), np.zeros((0, 3), np.float32)))
     val_dice = (np.concatenate([val_real[0], val_syn[0]]),
                 np.concatenate([val_real[1], val_syn[1]]))
-    steps = max(1, len(epoch_order(cache, np.random.default_rng(0))) // batch_size)
+    steps = max(1, len(epoch_order(cache, np.random.default_rng(0), synth_per_real))
+                // batch_size)
     log(event="cache", dice=int(cache.is_die.sum()), negatives=int((cache.is_die < 0.5).sum()),
         real=int(cache.real.sum()), steps=steps)
     last = epochs if stop_after is None else min(epochs, start + stop_after)
     for epoch in range(start, last):
         rng = seed_everything(seed, epoch + 1)
-        order = epoch_order(cache, rng)
+        order = epoch_order(cache, rng, synth_per_real)
         batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
                    for b in range(steps)]
         train_epoch(model, opt, batches, reader_loss, epoch, epochs, lr, log, 20)
