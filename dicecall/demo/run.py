@@ -19,7 +19,7 @@ import httpx
 
 from .players import TABLES, Player
 from .service import Service
-from .show import read_line, summary_lines
+from .show import agrees, read_line, summary_lines
 from .table import DemoTable, load_truth
 
 
@@ -129,8 +129,7 @@ def summarize(t: DemoTable) -> dict:
     s = _service_view(t)
     reads = [r["event"] for r in t.reads.values()]
     agree = sum(1 for r in t.reads.values() if r["throw"] is not None
-                and r["throw"]["truth"]["status"] == r["event"]["verdict"]
-                and r["throw"]["truth"]["faces"] == r["event"]["faces"])
+                and agrees(r["throw"]["truth"], r["event"]))
     kinds = {x["code"] for r in reads for x in r["reasons"] if x["status"] != "valid"
              and x["code"] not in ("readings_disagree", "low_confidence")}
     truth_kinds = {x["code"] for th in t.truth["throws"] for x in th["truth"]["reasons"]

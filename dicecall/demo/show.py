@@ -21,6 +21,17 @@ def reasons_text(reasons) -> str:
                      for (code, section), n in counts.items())
 
 
+def agrees(truth: dict, ev: dict) -> bool:
+    """The camera's call matches the bundle's truth: the same status and the same faces.
+
+    Faces are compared as a multiset: the dice of a throw are alike and no wager of the three
+    games depends on which die shows which face. The camera lists them left to right, the
+    truth in the bundle's own order, so a die a few pixels higher can swap two of them.
+    """
+    return (truth["status"] == ev["verdict"]
+            and sorted(truth["faces"]) == sorted(ev["faces"]))
+
+
 def read_line(tag: str, throw: dict | None, ev: dict) -> str:
     """The edge's reading of one settled scene, beside the bundle's truth for that throw."""
     where = (f"throw {throw['index'] + 1} ({throw['plan']}, {throw['phase']})" if throw
@@ -32,7 +43,7 @@ def read_line(tag: str, throw: dict | None, ev: dict) -> str:
         line += f" [{why}]"
     if throw is not None:
         truth = throw["truth"]
-        agree = truth["status"] == ev["verdict"] and truth["faces"] == ev["faces"]
+        agree = agrees(truth, ev)
         line += (f"\n{tag} {'':<26} truth  {truth['status']:<12} {_faces(truth['faces']):<20}"
                  f" {'agrees' if agree else 'DIFFERS'}")
     return line

@@ -62,3 +62,17 @@ def test_bundles_cover_every_no_roll_kind_and_the_extra_roll():
         assert extra["expected_dice"] == 10 - first["held"]["count"]
         assert len(extra["truth"]["faces"]) == extra["expected_dice"]
         assert first["truth"]["faces"].count(first["held"]["face"]) == first["held"]["count"]
+
+
+def test_a_call_agrees_with_the_truth_whatever_the_order_of_its_dice():
+    from dicecall.demo.show import agrees, read_line
+
+    truth = {"status": "valid", "faces": [6, 2], "reasons": []}
+    throw = {"index": 0, "plan": "natural", "phase": "throw", "truth": truth}
+    left_to_right = {"verdict": "valid", "faces": [2, 6], "reasons": []}
+    assert agrees(truth, left_to_right)
+    assert read_line("[t]", throw, left_to_right).endswith("agrees")
+    assert not agrees(truth, {"verdict": "valid", "faces": [2, 5], "reasons": []})
+    assert not agrees(truth, {"verdict": "no_roll", "faces": [6, 2], "reasons": []})
+    assert "DIFFERS" in read_line("[t]", throw, {"verdict": "valid", "faces": [2, 2],
+                                                  "reasons": []})
