@@ -45,7 +45,7 @@ def model(
     try:
         if (dataset is None) == (samples is None):
             raise CalibrationError("give a labelled DATASET folder or --samples, not both")
-        sha = None
+        sha = views = None
         if samples is not None:
             data, source = Samples.load(samples), str(samples)
         else:
@@ -56,12 +56,12 @@ def model(
             if not dataset.is_dir():
                 raise CalibrationError(f"{dataset}: not a folder")
             data, counts = collect(DiceReader(cfg), dataset, limit)
-            source, sha = str(dataset), file_sha256(cfg.reader)
+            source, sha, views = str(dataset), file_sha256(cfg.reader), cfg.views
             typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
         if save_samples is not None:
             data.save(save_samples)
         cal = calibrate_samples(data, source, target, confidence, max_false_flag,
-                                reader_sha256=sha)
+                                reader_sha256=sha, views=views)
     except (CalibrationError, FileNotFoundError) as exc:
         raise fail(exc) from exc
     cal.profile.save(out)

@@ -84,8 +84,8 @@ def _flag(fit: Samples, held: Samples, which: str, max_false: float, default: fl
 
 def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
                       confidence: float = 0.95, max_false_flag: float = 0.005,
-                      base: VerdictConfig | None = None, reader_sha256: str | None = None
-                      ) -> Calibration:
+                      base: VerdictConfig | None = None, reader_sha256: str | None = None,
+                      views: int | None = None) -> Calibration:
     """Fits temperature and thresholds on the fit half and measures them on the held-out half.
 
     Args:
@@ -96,6 +96,8 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
         max_false_flag: largest share of flat (or not stacked) dice that may be flagged; the
             DESIGN target is 0.5 % false no-rolls.
         base: verdict settings whose uncalibrated fields (void_margin) are kept.
+        reader_sha256, views: the reader model and views per crop that read the samples
+            (recorded, so the edge reads as the calibration did).
 
     Raises:
         CalibrationError: fewer than MIN_DICE dice in either half.
@@ -143,7 +145,7 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
         heldout_upper=clopper_pearson_upper(err_h, int(ok_h.sum()), confidence),
         nll_before=nll(held.logits, held.face, 1.0), nll_after=nll(held.logits, held.face, temp),
         tilt=tilt_ev, stacked=stk_ev, notes=notes)
-    profile = ModelProfile(reader=ReaderCalibration(temperature=round(temp, 6)),
+    profile = ModelProfile(reader=ReaderCalibration(temperature=round(temp, 6), views=views),
                            verdict=verdict, evidence=evidence)
     return Calibration(profile, fit, held, acc, tilt, stk)
 

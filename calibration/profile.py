@@ -16,7 +16,8 @@ from . import CalibrationError
 
 # 2: evidence records the accept rule and the reads left out for disagreeing pips (version 1
 # profiles still load; they were fitted under the "confidence" rule).
-PROFILE_VERSION = 2
+# 3: the reader's views per crop the values were fitted on (earlier profiles: one view).
+PROFILE_VERSION = 3
 # Evidence.accept_rule: the reads the min_confidence error bound is certified on.
 RULE_PIPS, RULE_CONF = "confidence_and_pips", "confidence"
 
@@ -27,6 +28,9 @@ class ReaderCalibration(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     temperature: float = Field(gt=0.0, le=10.0, description="face logit temperature")
+    views: int | None = Field(None, ge=1, le=8,
+                              description="views per crop the reads were averaged over "
+                                          "(vision/views.py); None: not known (samples)")
 
 
 class Evidence(BaseModel):
@@ -93,7 +97,7 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
             `reader.reader` (thresholds do not carry over between models).
 
     Returns:
-        (ReaderConfig with the calibrated temperature, VerdictConfig).
+        (ReaderConfig with the calibrated temperature and views, VerdictConfig).
 
     Raises:
         CalibrationError: missing or malformed file, or a profile for another model.
@@ -110,5 +114,9 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
     if check_model and want and have and want != have:
         raise CalibrationError(f"{p} was calibrated for another reader model (sha256 "
                                f"{want[:12]}, {base.reader} is {have[:12]}); calibrate again")
-    cfg = ReaderConfig(**{**base.model_dump(), "temperature": prof.reader.temperature})
+    # Averaging views changes the logits and the flags' scores, so the reader reads as it did
+    # when the values were fitted: profiles from before views existed were fitted on one.
+    views = prof.reader.views or (1 if prof.profile_version < 3 else base.views)
+    cfg = ReaderConfig(**{**base.model_dump(), "temperature": prof.reader.temperature,
+                          "views": views})
     return cfg, prof.verdict

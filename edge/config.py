@@ -107,6 +107,9 @@ class HealthConfig(_Strict):
 
 class ReaderSection(_Strict):
     threads: int = Field(2, ge=1, le=16, description="onnxruntime intra-op threads")
+    views: int = Field(4, ge=1, le=8, description="views of each die's crop read and "
+                       "averaged (models/reader.md); a model profile fitted on another "
+                       "count overrides it")
     detector: Path | None = Field(None, description="detector ONNX (default: bundled)")
     reader: Path | None = Field(None, description="crop reader ONNX (default: bundled)")
 

@@ -41,7 +41,7 @@ def _reader(cfg: EdgeConfig):
     from dicecall.vision.config import ReaderConfig
     from dicecall.vision.reader import DiceReader
 
-    base = {"threads": cfg.reader.threads}
+    base = {"threads": cfg.reader.threads, "views": cfg.reader.views}
     if cfg.reader.detector is not None:
         base["detector"] = cfg.reader.detector
     if cfg.reader.reader is not None:

@@ -97,13 +97,14 @@ def test_partly_unknown_pips_fall_back(pips):
 
 def test_version_1_profiles_still_load(tmp_path, both):
     data = json.loads(both[0].profile.model_dump_json())
-    assert data["profile_version"] == 2
+    assert data["profile_version"] == 3
     data["profile_version"] = 1
     for k in ("accept_rule", "fit_pips_disagree", "heldout_pips_disagree"):
         del data["evidence"][k]
+    del data["reader"]["views"]
     (tmp_path / "v1.json").write_text(json.dumps(data))
-    _, verdict = load_profile(tmp_path / "v1.json")
-    assert verdict == both[0].profile.verdict
+    reader, verdict = load_profile(tmp_path / "v1.json")
+    assert verdict == both[0].profile.verdict and reader.views == 1  # fitted on one view
     ev = ModelProfile.model_validate(data).evidence
     assert ev.accept_rule == "confidence" and ev.fit_pips_disagree == 0  # what v1 fitted
 

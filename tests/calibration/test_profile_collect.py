@@ -29,6 +29,22 @@ def test_profile_loads_into_the_edge_configs(tmp_path):
     assert verdict.void_margin == VerdictConfig().void_margin  # not calibrated: kept
 
 
+def test_profile_makes_the_edge_read_with_the_views_it_was_fitted_on(tmp_path):
+    samples = synthetic_samples(4000, 2.0, 0)
+    # Fitted on two-view reads: the edge reads two views, whatever its own setting.
+    calibrate_samples(samples, "synthetic", views=2).profile.save(tmp_path / "two.json")
+    assert load_profile(tmp_path / "two.json", ReaderConfig(views=4))[0].views == 2
+    # Views not known (a samples file): the edge's own setting stands.
+    calibrate_samples(samples, "synthetic").profile.save(tmp_path / "unknown.json")
+    assert load_profile(tmp_path / "unknown.json", ReaderConfig(views=4))[0].views == 4
+    # A version 2 profile predates views: its reads were one view each.
+    old = json.loads((tmp_path / "unknown.json").read_text())
+    old["profile_version"] = 2
+    del old["reader"]["views"]
+    (tmp_path / "v2.json").write_text(json.dumps(old))
+    assert load_profile(tmp_path / "v2.json", ReaderConfig(views=4))[0].views == 1
+
+
 def test_profile_for_another_model_is_refused(tmp_path):
     cal = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic")
     model = tmp_path / "reader.onnx"

@@ -114,3 +114,22 @@ def test_a_nearly_full_filesystem_alarms_and_refuses_jpegs(tmp_path, monkeypatch
     monkeypatch.setattr(shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(0, 0, free))
     assert box.alarm() and box.fits(1000) and not box.fits(module.DISK_RESERVE + 1)
     box.close()
+
+
+def test_the_reader_reads_the_configured_views_unless_the_profile_was_fitted_on_others(
+        tmp_path):
+    from pathlib import Path
+
+    from dicecall.calibration.model import calibrate_samples
+    from dicecall.calibration.scores import synthetic_samples
+    from dicecall.edge.reading import _reader
+
+    cfg = load_config(Path(__file__).parents[2] / "docs" / "edge-table.example.yaml")
+    cfg = cfg.model_copy(update={"model_profile": None})  # the example's is on the Pi
+    assert _reader(cfg).config.views == 4
+    one = cfg.model_copy(update={"reader": cfg.reader.model_copy(update={"views": 1})})
+    assert _reader(one).config.views == 1
+    calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic",
+                      views=2).profile.save(tmp_path / "p.json")
+    fitted = cfg.model_copy(update={"model_profile": tmp_path / "p.json"})
+    assert _reader(fitted).config.views == 2
