@@ -11,19 +11,22 @@ from typing import Annotated
 import typer
 
 THREADS = typer.Option(help="onnxruntime intra-op threads", min=1, max=16)
+VIEWS = typer.Option(help="turned views of each die's crop read and averaged (1-8)", min=1,
+                     max=8)
 
 
 def predict(
     images: Annotated[list[Path], typer.Argument(help="Image files to read")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per image")] = False,
     threads: Annotated[int, THREADS] = 2,
+    views: Annotated[int, VIEWS] = 4,
 ) -> None:
     """Find every die and read its top face (contract: DESIGN.md, Judging the reader)."""
     from .config import ReaderConfig
     from .images import ImageError, load_image
     from .reader import DiceReader
 
-    reader = DiceReader(ReaderConfig(threads=threads))
+    reader = DiceReader(ReaderConfig(threads=threads, views=views))
     failed = 0
     for path in images:
         try:
@@ -55,6 +58,7 @@ def evaluate(
     confusion: Annotated[Path | None, typer.Option(help="Write the confusion matrix PNG")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     threads: Annotated[int, THREADS] = 2,
+    views: Annotated[int, VIEWS] = 4,
 ) -> None:
     """Score the reader: dice found, face right, false detections per image, confusion."""
     from .config import ReaderConfig
@@ -64,7 +68,7 @@ def evaluate(
 
     if not folder.is_dir():
         raise typer.BadParameter(f"{folder} is not a folder")
-    reader = DiceReader(ReaderConfig(threads=threads))
+    reader = DiceReader(ReaderConfig(threads=threads, views=views))
     try:
         result = evaluate_folder(reader, folder)
     except ValueError as exc:
