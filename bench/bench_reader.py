@@ -165,7 +165,8 @@ def main() -> int:
             from dicecall.models.pipeline import time_models
             from dicecall.vision.config import MODELS_DIR
 
-            # A frame of D dice costs the reader D x views crops, read in one batch.
+            # A frame of D dice costs the reader D x views crops (one run per view in the
+            # runtime; timed here as one batch of that many, the models' cost alone).
             for dice in (2, 10):
                 for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", views),
                                                          ("int8", ".int8.onnx", views),

@@ -76,13 +76,24 @@ def test_evaluate_refuses_a_folder_that_is_not_one(tmp_path):
     assert res.exit_code != 0
 
 
-def test_predict_reads_with_the_views_asked_for():
+def test_predict_reads_with_the_views_asked_for(monkeypatch):
+    from dicecall.vision import reader as module
+
+    built = []
+
+    class Recording(module.DiceReader):
+        def __init__(self, config=None):
+            built.append(config.views)
+            super().__init__(config)
+
+    monkeypatch.setattr(module, "DiceReader", Recording)
     good = str(sorted(SAMPLES.glob("*.jpg"))[0])
     faces = {}
     for views in ("1", "4"):
         res = CliRunner().invoke(app, ["predict", "--json", "--views", views, good])
         assert res.exit_code == 0, res.output
         faces[views] = sorted(d["face"] for d in json.loads(res.output.splitlines()[-1])["dice"])
+    assert built == [1, 4]
     assert faces["1"] == faces["4"] and len(faces["1"]) == 2
     res = CliRunner().invoke(app, ["predict", "--views", "9", good])
     assert res.exit_code == 2 and "--views" in res.output
