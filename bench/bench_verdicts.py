@@ -95,6 +95,14 @@ def run_scene_type(reader, scene: str, folder: Path, vcfg=None) -> dict:
     return {"table": table, "rolls": rolls, "wrong_face_valid": wrong_valid, "why": why}
 
 
+def with_models(cfg: ReaderConfig, folder: Path | None) -> ReaderConfig:
+    """`cfg` reading with FOLDER/detector.onnx and FOLDER/reader.onnx (None: as it is)."""
+    if folder is None:
+        return cfg
+    return cfg.model_copy(update={"detector": folder / "detector.onnx",
+                                  "reader": folder / "reader.onnx"})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1000)
@@ -122,8 +130,7 @@ def main() -> None:
         rcfg, vcfg = load_profile(args.profile)
         print(f"profile {args.profile}: temperature {rcfg.temperature}, {vcfg}")
     if args.models:
-        rcfg = (rcfg or ReaderConfig()).model_copy(update={
-            "detector": args.models / "detector.onnx", "reader": args.models / "reader.onnx"})
+        rcfg = with_models(rcfg or ReaderConfig(), args.models)
     if args.views:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={"views": args.views})
     reader = DiceReader(rcfg)

@@ -1,8 +1,9 @@
 """Threshold grid for the verdict's flags on a tuning suite, read once (issue 6).
 
 Reads every scene of DIR/{shaker,throwbox,craps} once per (detector, die-or-not) threshold
-pair with the committed reader, then calls the verdict with every (tilt, stacked) threshold
-pair on those same reads, and prints the unsafe and valid rates `bench_verdicts.py` reports.
+pair with the committed models (or `--models DIR`), then calls the verdict with every
+(tilt, stacked) threshold pair on those same reads, and prints the unsafe and valid rates
+`bench_verdicts.py` reports.
 Use scenes of other seeds than the suite's (docs/verdicts.md used seeds 9200-9202):
 
     python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.25,0.3 \
@@ -15,7 +16,7 @@ import argparse
 import itertools
 from pathlib import Path
 
-from bench_verdicts import SCENES, rates, truth, zones_of
+from bench_verdicts import SCENES, rates, truth, with_models, zones_of
 
 from dicecall.datasets.schema import load_folder
 from dicecall.vision.config import ReaderConfig
@@ -38,11 +39,14 @@ def main() -> None:
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
                     default=[ReaderConfig().views], help="views per crop (vision/views.py)")
+    ap.add_argument("--models", type=Path, default=None,
+                    help="folder with detector.onnx and reader.onnx (default: committed)")
     args = ap.parse_args()
     print(f"{'det':>5} {'die':>5} {'views':>5} {'tilt':>5} {'stacked':>7} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
     for det, die, views in itertools.product(args.det, args.die, args.views):
-        reader = DiceReader(ReaderConfig(det_threshold=det, die_threshold=die, views=views))
+        reader = DiceReader(with_models(
+            ReaderConfig(det_threshold=det, die_threshold=die, views=views), args.models))
         reads = []
         for scene in SCENES:
             for path, rec in load_folder(args.data / scene):

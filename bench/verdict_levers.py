@@ -1,8 +1,9 @@
 """Which reading keeps good rolls from being called valid (issue 6), measured by replacing it.
 
-Reads every scene of DIR/{shaker,throwbox,craps} once with the committed models, matches the
-dice found to the labelled dice (centre in box, `vision.scoring.match`), then calls the
-verdict again with one reading of the matched dice replaced by the truth:
+Reads every scene of DIR/{shaker,throwbox,craps} once with the committed models (or
+`--models DIR`), matches the dice found to the labelled dice (centre in box,
+`vision.scoring.match`), then calls the verdict again with one reading of the matched dice
+replaced by the truth:
 
   pips     the pip count, where the face was read right
   conf     the face probability (1 for the face read), where the face was read right
@@ -23,9 +24,10 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-from bench_verdicts import SCENES, rates, truth, zones_of
+from bench_verdicts import SCENES, rates, truth, with_models, zones_of
 
 from dicecall.datasets.schema import load_folder
+from dicecall.vision.config import ReaderConfig
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import profile
 from dicecall.vision.reader import DiceReader
@@ -60,8 +62,10 @@ def with_truth(dice, labels: list, fix: tuple[str, ...]):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, required=True, help="folder with the three scene sets")
+    ap.add_argument("--models", type=Path, default=None,
+                    help="folder with detector.onnx and reader.onnx (default: committed)")
     args = ap.parse_args()
-    reader = DiceReader()
+    reader = DiceReader(with_models(ReaderConfig(), args.models))
     reads = [(scene, rec, truth(rec)[0], reader.read(load_image(path.parent / rec.image)))
              for scene in SCENES for path, rec in load_folder(args.data / scene)]
     print(f"{'replaced by truth':<18} {'unsafe not valid':>17} {'valid called valid':>19}")
