@@ -6,6 +6,7 @@ scenes to any number of worker processes and still produce the same dataset.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from dicecall.datasets.camera import sample_camera
@@ -75,10 +76,15 @@ def _zones(layout: Layout, cam) -> dict[str, list[list[float]]]:
     zones = {"table": poly(dense_rect(layout.half_x_mm, layout.half_y_mm, 0.0))}
     bank = [s for s in layout.chips if s.bank]
     if bank:
+        # One outline around every bank stack, felt to top, as a calibrator draws the bank
+        # (623a.8(c)(3)). The stacks' outlines strung one after another made a polygon that
+        # crossed itself, and a die resting on a stack could test as outside it.
         pts = np.vstack(
-            [circle(CHIP_DIAMETER_MM / 2, s.height_mm, 16, s.x_mm, s.y_mm) for s in bank]
+            [circle(CHIP_DIAMETER_MM / 2, z, 16, s.x_mm, s.y_mm) for s in bank
+             for z in (0.0, s.height_mm)]
         )
-        zones["bank_chips"] = poly(pts)
+        px = np.asarray(cam.project(pts), np.float32)
+        zones["bank_chips"] = np.round(cv2.convexHull(px).reshape(-1, 2), 1).tolist()
     return zones
 
 

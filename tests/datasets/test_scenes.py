@@ -164,3 +164,18 @@ def test_rare_multiplier_scales_the_forced_poses(sim):
     # Two dice take at most two placements, so the count saturates; every scene gets one.
     assert all(many) and sum(map(len, many)) > sum(map(len, natural))
     assert sum(bool(f) for f in natural) < len(natural)
+
+
+@pytest.mark.parametrize("index", [59, 186, 270, 386])
+def test_a_die_on_the_bank_chips_lies_inside_the_bank_zone_623a_8_c_3(sim, index):
+    """The bank's zone is one simple outline: a die resting on a bank stack is inside it.
+    These four craps scenes of the verdict suite (seed 9102) each hold one such die; the
+    zone drawn as the stacks' outlines strung together left all four outside, and the
+    verdict called the rolls valid."""
+    from dicecall.vision.profiles import inside
+
+    rec = make_scene(sim, "craps", scene_seed(9102, index), 640, 480)[1]
+    on_bank = [d for d in rec.dice if d.zone == "on_chips" and d.in_zone is False]
+    assert on_bank, "the scene no longer holds a die on the bank chips"
+    centres = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in on_bank])
+    assert inside(centres, rec.zones["bank_chips"]).all()
