@@ -6,8 +6,8 @@ pair with the committed models (or `--models DIR`), then calls the verdict with 
 `bench_verdicts.py` reports.
 Use scenes of other seeds than the suite's (docs/verdicts.md used seeds 9200-9202):
 
-    python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.25,0.3 \
-        --det 0.25,0.35 --die 0.5 --views 1,4,8
+    python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.15,0.25 \
+        --no-roll-tilt 0.05,0.1 --det 0.25,0.35 --die 0.5 --views 1,4,8
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ def main() -> None:
     ap.add_argument("--data", type=Path, required=True, help="folder with the three scene sets")
     ap.add_argument("--tilt", type=_floats, default=[0.1, 0.2, 0.3, 0.5])
     ap.add_argument("--stacked", type=_floats, default=[0.25, 0.3, 0.5])
+    ap.add_argument("--no-roll-tilt", type=_floats,
+                    default=[VerdictConfig().no_roll_tilt_threshold],
+                    help="tilt line where a cocked die is a no roll (Props & Hops)")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
@@ -42,7 +45,8 @@ def main() -> None:
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector.onnx and reader.onnx (default: committed)")
     args = ap.parse_args()
-    print(f"{'det':>5} {'die':>5} {'views':>5} {'tilt':>5} {'stacked':>7} {'unsafe not valid':>17} "
+    print(f"{'det':>5} {'die':>5} {'views':>5} {'tilt':>5} {'stacked':>7} {'ph tilt':>7} "
+          f"{'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
     for det, die, views in itertools.product(args.det, args.die, args.views):
         reader = DiceReader(with_models(
@@ -53,18 +57,21 @@ def main() -> None:
                 category, faces = truth(rec)
                 dice = reader.read(load_image(path.parent / rec.image))
                 reads.append((scene, rec, category, faces, dice))
-        _grid(reads, args.tilt, args.stacked, f"{det:>5} {die:>5} {views:>5}")
+        _grid(reads, args.tilt, args.stacked, args.no_roll_tilt, f"{det:>5} {die:>5} {views:>5}")
 
 
-def _grid(reads: list, tilts: list[float], stackeds: list[float], prefix: str) -> None:
-    for tilt, stacked in itertools.product(tilts, stackeds):
-        cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked)
+def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list[float],
+          prefix: str) -> None:
+    for tilt, stacked, ph in itertools.product(tilts, stackeds, ph_tilts):
+        cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
+                            no_roll_tilt_threshold=ph)
         calls = []
         for scene, rec, category, faces, dice in reads:
             v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
             calls.append((category, v.status, v.status == VALID and sorted(v.faces) != faces))
         n = rates(calls)
-        print(f"{prefix} {tilt:>5} {stacked:>7} {100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
+        print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} "
+              f"{100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10}")
 

@@ -47,6 +47,12 @@ def train(
         typer.Option("--mine-with", help="Detector ONNX whose false peaks are the reader's "
                      "negatives (default: the committed detector); 'none' for no negatives."),
     ] = None,
+    screen_with: Annotated[
+        Path | None,
+        typer.Option("--screen-with", help="Reader ONNX whose confident, pip-agreeing reads of "
+                     "mined places keep them out of the negatives (default: the committed "
+                     "reader; models/reader.md names the one each committed reader used)."),
+    ] = None,
     synth_per_real: Annotated[
         float, typer.Option("--synth-per-real", help="Reader: plain synthetic dice per real die "
                             "in one epoch (a fresh draw each epoch).", min=0.5, max=20.0),
@@ -71,8 +77,9 @@ def train(
         negatives = None
         if mine_with is None or str(mine_with).lower() != "none":
             detect = onnx_detector(mine_with or MODELS_DIR / "detector.onnx")
-            # Unlabelled d6s on real photos are left out by the committed reader's judgement.
-            d6 = looks_like_d6(MODELS_DIR / "reader.onnx")
+            # Unlabelled d6s on real photos are left out by a reader's judgement; which reader
+            # is part of the recipe, so a retrain can name the one its model was trained with.
+            d6 = looks_like_d6(screen_with or MODELS_DIR / "reader.onnx")
             negatives = (mine(train_set, detect, seed, d6), mine(valid_set, detect, seed + 1, d6))
             typer.echo(f"negatives: train {sum(map(len, negatives[0]))}, "
                        f"valid {sum(map(len, negatives[1]))}")

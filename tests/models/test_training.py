@@ -67,3 +67,29 @@ def test_train_command_gives_the_reader_negatives_unless_told_not_to(toy_yolo: P
 
     assert negatives(tmp_path / "default") > 0
     assert negatives(tmp_path / "none", "--mine-with", "none") == 0
+
+
+def test_train_command_screens_negatives_with_the_reader_it_is_given(
+        toy_yolo: Path, tmp_path: Path, monkeypatch) -> None:
+    """The reader that screens mined places is part of the recipe (models/reader.md): a
+    retrain after a new reader is committed must be able to name the one used before."""
+    from typer.testing import CliRunner
+
+    import dicecall.models.negatives as negatives
+    from dicecall.cli import app
+
+    used: list[Path] = []
+    real = negatives.looks_like_d6
+
+    def spy(path):
+        used.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(negatives, "looks_like_d6", spy)
+    older = tmp_path / "older-reader.onnx"
+    older.write_bytes((Path(negatives.__file__).parent / "reader.onnx").read_bytes())
+    args = ["models", "train", "--data", str(toy_yolo), "--valid", str(toy_yolo), "--stage",
+            "reader", "--reader-epochs", "1", "--threads", "1", "--out", str(tmp_path / "run")]
+    assert CliRunner().invoke(app, [*args, "--screen-with", str(older)]).exit_code == 0
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert used == [older, Path(negatives.__file__).parent / "reader.onnx"]

@@ -12,18 +12,19 @@ import numpy as np
 import pytest
 
 from dicecall.vision.images import load_image
+from dicecall.vision.profiles import profile
 from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
 from dicecall.vision.verdict import VerdictConfig
 
 FRAMES = sorted((Path(__file__).resolve().parent.parent / "data" / "frames").glob("*.json"))
-# Measured with the committed model, four views per crop, at the verdict's thresholds (tilt
-# 0.1, stacked 0.25); see "Failure cases seen" in models/reader.md.
-KNOWN_FALSE = {"craps_0000004": "stacked 0.53 on a die lying apart",
-               "craps_0000005": "tilt 0.14 on a flat die",
-               "shaker_0000009": "tilt 0.30 on a flat die",
-               "throwbox_0000005": "tilt 0.50 on a flat die",
-               "throwbox_0000007": "tilt 0.12 and stacked 0.53 on dice lying alone"}
+# Measured with the committed model (session 9's reader), four views per crop, at the
+# verdict's thresholds (tilt 0.1, 0.05 in Props & Hops; stacked 0.15); see "Failure cases
+# seen" in models/reader.md.
+KNOWN_FALSE = {"craps_0000005": "tilt 0.15 on a flat die",
+               "shaker_0000009": "tilt 0.19 and 0.05 on flat dice",
+               "throwbox_0000005": "tilt 0.22 on a flat die",
+               "throwbox_0000007": "stacked 0.18 on a die lying alone"}
 # The pip reading agrees on every frame since session 5's reader (it counted 5 on
 # craps_0000004's 6 before); a frame that starts to disagree goes here.
 KNOWN_PIPS: dict[str, str] = {}
@@ -66,9 +67,13 @@ def test_committed_model_sees_no_false_die_and_no_false_flag(reader, label):
     """Every die here lies flat, alone, in its zone: an extra die or a flag raised at the
     verdict's thresholds would turn a valid roll into a no roll or a review."""
     cfg = VerdictConfig()
+    # Where a cocked die is a no roll (Props & Hops, 668a.3(h)) the verdict's tilt line is lower.
+    game = json.loads(label.read_text())["game"]
+    tilt_line = (cfg.tilt_threshold if profile(game).cocked_counts
+                 else min(cfg.tilt_threshold, cfg.no_roll_tilt_threshold))
     dice, faces, pairs = _read(reader, label)
     assert len(dice) == len(pairs) == len(faces)
-    assert (dice.tilt < cfg.tilt_threshold).all() and (dice.stacked < cfg.stacked_threshold).all()
+    assert (dice.tilt < tilt_line).all() and (dice.stacked < cfg.stacked_threshold).all()
 
 
 def test_there_are_sample_frames_of_every_scene():

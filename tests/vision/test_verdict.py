@@ -106,11 +106,30 @@ def test_high_roll_extra_roll_counts_only_the_rethrown_dice_675a_4_g():
 
 
 @pytest.mark.parametrize(("below", "status"), [(1e-4, VALID), (0.0, NO_ROLL)])
-def test_tilt_threshold_boundary(below, status):
-    """Just under the tilt threshold the die is flat; at it, cocked (668a.3(h))."""
-    tilt = VerdictConfig().tilt_threshold - below
+def test_tilt_threshold_boundary_props_hops(below, status):
+    """Just under the no-roll tilt threshold the die is flat; at it, cocked (668a.3(h))."""
+    tilt = VerdictConfig().no_roll_tilt_threshold - below
     v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": tilt})), profile(PROPS), ZONES)
     assert v.status == status
+
+
+@pytest.mark.parametrize(("below", "flagged"), [(1e-4, False), (0.0, True)])
+def test_tilt_threshold_boundary_craps(below, flagged):
+    """In Craps the cocked die counts (623a.9(b)): its own, higher line only flags it, and a
+    tilt that is a no roll in Props & Hops leaves a Craps die flat."""
+    cfg = VerdictConfig()
+    assert cfg.no_roll_tilt_threshold < cfg.tilt_threshold
+    tilt = cfg.tilt_threshold - below
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": tilt})), profile(CRAPS), ZONES)
+    assert v.status == VALID and v.faces == (3, 5)
+    assert ("cocked_counts" in {r.code for r in v.reasons}) == flagged
+
+
+def test_the_stricter_tilt_line_applies_in_props_hops():
+    """A profile fitted below the no-roll line keeps its own, stricter line (668a.3(h))."""
+    cfg = VerdictConfig(tilt_threshold=0.02)
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.03})), profile(PROPS), ZONES, cfg)
+    assert v.status == NO_ROLL
 
 
 @pytest.mark.parametrize(("x", "status"), [(400.0, VALID), (400.5, NO_ROLL)])
