@@ -136,19 +136,26 @@ def evaluate(
         float | None, typer.Option("--pip-threshold", help="Pip heatmap peak threshold "
                                    "[default: the runtime's].")
     ] = None,
+    views: Annotated[
+        int | None, typer.Option("--views", min=1, max=8, help="Turned views of each crop, "
+                                 "averaged (vision/views.py) [default: the runtime's].")
+    ] = None,
 ) -> None:
     """Scores the ONNX pair on labelled folders by centre matching (DESIGN.md).
 
-    The thresholds default to the runtime's, so the figures are those `dicecall predict` and
-    the benches give; before session 7 they were 0.35 and 0.3 here against 0.2 and 0.5 there.
+    The thresholds and views default to the runtime's, so the figures are those `dicecall
+    predict` and the benches give; before session 7 the thresholds were 0.35 and 0.3 here
+    against 0.2 and 0.5 there, and before session 9 this read one view against four.
     """
     from dicecall.models.data import load_folder
     from dicecall.models.evaluate import DET_THRESHOLD, PIP_THRESHOLD, score_samples
     from dicecall.models.pipeline import OnnxPipeline, score_crops_folder, score_flags
+    from dicecall.vision.config import ReaderConfig
 
     pipe = OnnxPipeline(detector, reader,
                         DET_THRESHOLD if threshold is None else threshold,
-                        pip_threshold=PIP_THRESHOLD if pip_threshold is None else pip_threshold)
+                        pip_threshold=PIP_THRESHOLD if pip_threshold is None else pip_threshold,
+                        views=ReaderConfig().views if views is None else views)
     fails = {}
     for d in data:
         sc = score_samples(load_folder(d), pipe.predict_oracle if oracle else pipe.predict)

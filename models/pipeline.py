@@ -29,6 +29,7 @@ from dicecall.models.evaluate import (
     decode,
 )
 from dicecall.vision.reader import die_probability, reader_feeds
+from dicecall.vision.views import average_views
 
 
 def session(path: Path | str, threads: int = 2) -> ort.InferenceSession:
@@ -44,7 +45,8 @@ def session(path: Path | str, threads: int = 2) -> ort.InferenceSession:
 
 
 class OnnxPipeline:
-    """Detector then reader on one frame."""
+    """Detector then reader on one frame; the reader averages `views` turned views of each
+    crop as the runtime does (1: each crop read once)."""
 
     def __init__(
         self,
@@ -54,8 +56,10 @@ class OnnxPipeline:
         threads: int = 2,
         pip_threshold: float = PIP_THRESHOLD,
         die_threshold: float = DIE_THRESHOLD,
+        views: int = 1,
     ) -> None:
         self.det = session(detector, threads)
+        self.views = views
         self.reader = session(reader, threads)
         self.threshold = threshold
         self.pip_threshold = pip_threshold
@@ -84,8 +88,17 @@ class OnnxPipeline:
                    ) -> dict[str, np.ndarray]:
         """Reader outputs for [N, 64, 64, 3] uint8 RGB crops; `geom` None: lone dice."""
         names = [o.name for o in self.reader.get_outputs()]
-        outs = self.reader.run(names, reader_feeds(self.reader, crops_to_input(crops), geom))
-        return dict(zip(names, outs, strict=True))
+        batch = crops_to_input(crops)
+        if geom is None:
+            geom = np.zeros((len(batch), 3), np.float32)
+
+        def run(b: np.ndarray, g: np.ndarray) -> dict[str, np.ndarray]:
+            return dict(zip(names, self.reader.run(names, reader_feeds(self.reader, b, g)),
+                            strict=True))
+
+        # The runtime's views (vision/views.py), so `models evaluate --views 4` scores what
+        # `dicecall evaluate` and the edge read.
+        return average_views(run, batch, geom, self.views)
 
     def predict(
         self, frame_rgb: np.ndarray, sample: Sample | None = None
