@@ -34,7 +34,7 @@ class VerdictConfig(BaseModel):
     # Where a cocked die is a no roll (Props & Hops, 668a.3(h)) a missed one settles a roll
     # that did not happen; where it counts (623a.9(b), 675a.4(c)) the flag only asks whether
     # it rests on two sides. Session 9's reader let more cocked shaker dice through at 0.1;
-    # 0.05 was chosen on the tuning suite's shaker scenes (docs/verdicts.md).
+    # 0.05 was chosen on the tuning suite (docs/verdicts.md says what prompted it).
     no_roll_tilt_threshold: float = Field(
         0.05, gt=0.0, lt=1.0, description="tilt probability = cocked in a game where a cocked "
                                           "die is a no roll (the lower of this and "
@@ -47,6 +47,12 @@ class VerdictConfig(BaseModel):
     stack_reach: float = Field(1.2, gt=0.0, le=5.0,
                                description="a die on a die has the die beneath it within this "
                                            "x its own side (centre to centre)")
+
+    def tilt_line(self, cocked_counts: bool) -> float:
+        """The tilt probability from which a die is cocked, in a game where a cocked die
+        counts (623a.9(b), 675a.4(c)) or is a no roll (668a.3(h))."""
+        return self.tilt_threshold if cocked_counts else min(self.tilt_threshold,
+                                                              self.no_roll_tilt_threshold)
 
 
 @dataclass(frozen=True)
@@ -189,8 +195,7 @@ def _count_reasons(profile: GameProfile, n: int, reasons) -> None:
 
 def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:
     sec = profile.sections
-    tilt_line = (cfg.tilt_threshold if profile.cocked_counts
-                 else min(cfg.tilt_threshold, cfg.no_roll_tilt_threshold))
+    tilt_line = cfg.tilt_line(profile.cocked_counts)
     for i in play:
         i = int(i)
         probs = np.sort(dice.face_probs[i])[::-1]

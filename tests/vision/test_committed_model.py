@@ -69,8 +69,7 @@ def test_committed_model_sees_no_false_die_and_no_false_flag(reader, label):
     cfg = VerdictConfig()
     # Where a cocked die is a no roll (Props & Hops, 668a.3(h)) the verdict's tilt line is lower.
     game = json.loads(label.read_text())["game"]
-    tilt_line = (cfg.tilt_threshold if profile(game).cocked_counts
-                 else min(cfg.tilt_threshold, cfg.no_roll_tilt_threshold))
+    tilt_line = cfg.tilt_line(profile(game).cocked_counts)
     dice, faces, pairs = _read(reader, label)
     assert len(dice) == len(pairs) == len(faces)
     assert (dice.tilt < tilt_line).all() and (dice.stacked < cfg.stacked_threshold).all()
