@@ -146,7 +146,8 @@ def main() -> int:
         from dicecall.vision.verdict import VerdictConfig
 
         v = VerdictConfig()
-        print(f"flags at the verdict's thresholds: tilt {v.tilt_threshold}, "
+        print(f"flags at the verdict's thresholds: tilt {v.tilt_threshold} "
+              f"({v.tilt_line(False)} where a cocked die is a no roll), "
               f"stacked {v.stacked_threshold}")
         print(f"views per crop: {views} (fp32x1: one)")
         print(f"{'set':<22} {'var':<6} {'dice':>6} {'found':>9} {'read right':>10} "

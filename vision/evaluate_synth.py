@@ -42,14 +42,14 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
     """Face and detection score, plus recall of cocked / stacked dice by tilt band.
 
     A die counts as flagged at the verdict's thresholds (`VerdictConfig` defaults unless
-    given), so the recall is the one the no-roll rules get.
+    given; the tilt line of the scene's game), so the recall is the one the no-roll rules get.
     """
     from dicecall.datasets.schema import MIN_VISIBLE, load_folder
 
+    from .profiles import profile
     from .verdict import VerdictConfig
 
     defaults = VerdictConfig()
-    tilt_threshold = defaults.tilt_threshold if tilt_threshold is None else tilt_threshold
     stacked_threshold = (defaults.stacked_threshold if stacked_threshold is None
                          else stacked_threshold)
 
@@ -63,6 +63,8 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
             score.errors += 1
             continue
         dice = reader.read(frame)
+        tilt_line = (defaults.tilt_line(profile(rec.game, rec.expected_dice).cocked_counts)
+                     if tilt_threshold is None else tilt_threshold)
         boxes = np.array([d.box for d in rec.dice], np.float32).reshape(-1, 4)
         faces = np.array([d.face for d in rec.dice], np.int64)
         seen = np.array([d.visible >= MIN_VISIBLE for d in rec.dice], bool)
@@ -75,7 +77,7 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
                 band = next(f"{lo}-{hi}" for lo, hi in TILT_BANDS if lo <= label.tilt_deg < hi
                             or hi == 90)
                 bands[band][0] += 1
-                bands[band][1] += int(dice.tilt[p] >= tilt_threshold)
+                bands[band][1] += int(dice.tilt[p] >= tilt_line)
             if label.stacked:
                 stacked[0] += 1
                 stacked[1] += int(dice.stacked[p] >= stacked_threshold)

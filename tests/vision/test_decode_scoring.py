@@ -101,3 +101,36 @@ def test_two_peaks_of_one_large_die_decode_as_one():
     centers, _, scores = decode_centres(heat, wh, off, 4, 1.0, 0.3, 10)
     assert centers.tolist() == [[20.0, 20.0], [60.0, 60.0]]
     assert scores.tolist() == [pytest.approx(0.9), pytest.approx(0.7)]
+
+
+@pytest.mark.parametrize(("frame", "flagged"), [("shaker_0000001", 1), ("craps_0000004", 0)])
+def test_cocked_recall_uses_the_games_tilt_line(tmp_path, frame, flagged):
+    """A tilt of 0.07 is cocked in Props & Hops (668a.3(h), line 0.05) and flat in Craps
+    (623a.9(b), line 0.1): the synthetic evaluation counts recall at the line the verdict
+    applies to the scene's game."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from dicecall.vision.dice import Dice
+    from dicecall.vision.evaluate_synth import evaluate_synthetic
+
+    src = Path(__file__).resolve().parents[1] / "data" / "frames" / f"{frame}.json"
+    rec = json.loads(src.read_text())
+    rec["dice"][0].update(cocked=True, tilt_deg=10.0, up_margin_deg=80.0)
+    (tmp_path / src.name).write_text(json.dumps(rec))
+    shutil.copy(src.with_name(rec["image"]), tmp_path / rec["image"])
+    boxes = np.array([d["box"] for d in rec["dice"]], np.float32)
+    n = len(boxes)
+
+    class Stub:
+        def read(self, frame):
+            return Dice(centers=(boxes[:, :2] + boxes[:, 2:]) / 2, boxes=boxes,
+                        face=np.array([d["face"] for d in rec["dice"]]),
+                        face_probs=np.full((n, 6), 1 / 6, np.float32),
+                        pip_face=np.zeros(n, np.int8), tilt=np.full(n, 0.07, np.float32),
+                        stacked=np.zeros(n, np.float32), det_score=np.ones(n, np.float32))
+
+    bands = evaluate_synthetic(Stub(), tmp_path).by_band
+    assert sum(b["labelled"] for k, b in bands.items() if k.startswith("cocked")) == 1
+    assert sum(b["flagged"] for k, b in bands.items() if k.startswith("cocked")) == flagged
