@@ -83,8 +83,9 @@ def _zones(layout: Layout, cam) -> dict[str, list[list[float]]]:
             [circle(CHIP_DIAMETER_MM / 2, z, 16, s.x_mm, s.y_mm) for s in bank
              for z in (0.0, s.height_mm)]
         )
-        px = np.asarray(cam.project(pts), np.float32)
-        zones["bank_chips"] = np.round(cv2.convexHull(px).reshape(-1, 2), 1).tolist()
+        hull = cv2.convexHull(np.asarray(cam.project(pts), np.float32)).reshape(-1, 2)
+        # Rounded in float64: float32 would write 748.5999755859375 for 748.6.
+        zones["bank_chips"] = np.round(hull.astype(np.float64), 1).tolist()
     return zones
 
 
