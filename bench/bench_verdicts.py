@@ -60,7 +60,7 @@ def truth(rec) -> tuple[str, list[int]]:
 def zones_of(rec, scene: str) -> Zones:
     no_roll = {"bank_chips": rec.zones["bank_chips"]} if "bank_chips" in rec.zones else {}
     return Zones(play=[tuple(p) for p in rec.zones[SCENES[scene]]],
-                 no_roll={k: [tuple(p) for p in v] for k, v in no_roll.items()})
+                 no_roll={k: [tuple(p) for p in v] for k, v in no_roll.items()}, walled=True)
 
 
 def rates(calls) -> dict[str, int]:

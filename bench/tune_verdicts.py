@@ -7,7 +7,7 @@ pair with the committed models (or `--models DIR`), then calls the verdict with 
 Use scenes of other seeds than the suite's (docs/verdicts.md used seeds 9200-9202):
 
     python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.15,0.25 \
-        --no-roll-tilt 0.05,0.1 --det 0.25,0.35 --die 0.5 --views 1,4,8
+        --no-roll-tilt 0.05,0.1 --support 1.2,1.5 --det 0.25,0.35 --die 0.5 --views 1,4,8
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ def main() -> None:
     ap.add_argument("--no-roll-tilt", type=_floats,
                     default=[VerdictConfig().no_roll_tilt_threshold],
                     help="tilt line where a cocked die is a no roll (Props & Hops)")
+    ap.add_argument("--support", type=_floats, default=[VerdictConfig().support_reach],
+                    help="Props & Hops: reach, in die sides, of a die or wall that can hold "
+                         "a die up")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
@@ -57,20 +60,21 @@ def main() -> None:
                 category, faces = truth(rec)
                 dice = reader.read(load_image(path.parent / rec.image))
                 reads.append((scene, rec, category, faces, dice))
-        _grid(reads, args.tilt, args.stacked, args.no_roll_tilt, f"{det:>5} {die:>5} {views:>5}")
+        _grid(reads, args.tilt, args.stacked, args.no_roll_tilt, args.support,
+              f"{det:>5} {die:>5} {views:>5}")
 
 
 def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list[float],
-          prefix: str) -> None:
-    for tilt, stacked, ph in itertools.product(tilts, stackeds, ph_tilts):
+          supports: list[float], prefix: str) -> None:
+    for tilt, stacked, ph, reach in itertools.product(tilts, stackeds, ph_tilts, supports):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
-                            no_roll_tilt_threshold=ph)
+                            no_roll_tilt_threshold=ph, support_reach=reach)
         calls = []
         for scene, rec, category, faces, dice in reads:
             v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
             calls.append((category, v.status, v.status == VALID and sorted(v.faces) != faces))
         n = rates(calls)
-        print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} "
+        print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {reach:>7} "
               f"{100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10}")

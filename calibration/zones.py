@@ -54,7 +54,7 @@ def to_zones(pose: TablePose, zones: ZonesFile, step_mm: float = 10.0) -> Zones:
     return Zones(play=zone_pixels(pose, play, step_mm),
                  no_roll={z.name: zone_pixels(pose, z, step_mm)
                           for z in zones.zones if z.role == "no_roll"},
-                 held=zone_pixels(pose, held, step_mm) if held else None)
+                 held=zone_pixels(pose, held, step_mm) if held else None, walled=True)
 
 
 def die_side_px(pose: TablePose, at_mm, z_mm: float, die_mm: float) -> float:

@@ -65,6 +65,11 @@ class Zones(BaseModel):
         default_factory=dict, description="name -> polygon where a die may be called no roll")
     held: list[tuple[float, float]] | None = Field(
         None, description="High Roll: where the matched dice are held during the Extra Roll")
+    # A die can only rest tilted or raised on something: a die, or the wall at the floor's
+    # edge. That tells only when `play` is that edge, as calibration draws it (the floor at
+    # its height); the whole frame, used without calibration, says nothing of where a wall is.
+    walled: bool = Field(False, description="play is the outline of a floor walled in (shaker "
+                                            "wall, box wall, rails), drawn at the floor's height")
 
     @classmethod
     def whole_frame(cls, width: int, height: int) -> Zones:
@@ -78,3 +83,13 @@ def inside(points: np.ndarray, polygon) -> np.ndarray:
     poly = np.asarray(polygon, np.float32).reshape(-1, 1, 2)
     return np.array([cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0
                      for x, y in points], bool)
+
+
+def edge_distance(points: np.ndarray, polygon) -> np.ndarray:
+    """(N,) float: each point's distance in pixels to the polygon's outline, positive inside
+    and negative outside."""
+    import cv2
+
+    poly = np.asarray(polygon, np.float32).reshape(-1, 1, 2)
+    return np.array([cv2.pointPolygonTest(poly, (float(x), float(y)), True)
+                     for x, y in np.asarray(points, np.float32).reshape(-1, 2)], np.float64)

@@ -104,6 +104,7 @@ def test_zones_map_to_pixels_and_die_size(table_photo, tmp_path):
     px, mm, ids = find_markers(img, LAYOUT)
     pose = fit_table(px, mm, _intrinsics(k, dist), "markers", ids)
     zones = to_zones(pose, ZONES)
+    assert zones.walled  # the play zone is the floor's outline: the verdict's support rule
     probes = _true_px(np.array([[0.0, 0.0], [0.0, -260.0], [700.0, 0.0]]), 0, r, t, k, dist)
     assert inside(probes, zones.play).tolist() == [True, True, False]
     assert inside(probes, zones.no_roll["bank_chips"]).tolist() == [False, True, False]

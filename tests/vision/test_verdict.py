@@ -196,3 +196,60 @@ def test_stack_reach_boundary(dx, status):
     """Boxes are 20 px: the die beneath must be within 1.2 x 20 = 24 px, centre to centre."""
     v = verdict(dice((100, 100, 3), (100 + dx, 100, 4, STACKED)), profile(CRAPS), ZONES)
     assert v.status == status
+
+
+WALLED = ZONES.model_copy(update={"walled": True})
+FAINT = {"tilt": 0.2}  # over the Props & Hops tilt line, under the unsupported line
+
+
+def test_props_flag_on_a_die_with_nothing_to_lean_on_is_recorded_668a_3_h():
+    """On the shaker's flat floor a die rests tilted only against a die or the wall: a faint
+    flag on a die far from both is recorded, the roll stands, and the faces count."""
+    v = verdict(dice((100, 100, 3), (200, 150, 5, FAINT)), profile(PROPS), WALLED)
+    assert v.status == VALID and v.faces == (3, 5)
+    [reason] = [r for r in v.reasons if r.code == "flag_unsupported"]
+    assert reason.dice == (1,) and reason.section == "668a.3(h)" and reason.status == VALID
+
+
+@pytest.mark.parametrize(("where", "status"), [
+    ((200, 150), VALID),     # 150 px from the wall, 112 px from the other die
+    ((200, 30), NO_ROLL),    # 30 px from the wall: 1.5 x 20 px, within reach
+    ((200, 30.5), VALID),    # just beyond reach
+    ((128, 100), NO_ROLL),   # 28 px from the other die: it can lean on it
+])
+def test_support_reach_boundary_668a_3_h(where, status):
+    v = verdict(dice((100, 100, 3), (*where, 5, FAINT)), profile(PROPS), WALLED)
+    assert v.status == status
+
+
+def test_a_sure_flag_stands_without_support_668a_3_h():
+    """Something the camera cannot see may hold a die up: a flag at or over
+    `unsupported_line` is a no roll wherever the die lies."""
+    line = VerdictConfig().unsupported_line
+    v = verdict(dice((100, 100, 3), (200, 150, 5, {"tilt": line})), profile(PROPS), WALLED)
+    assert v.status == NO_ROLL and "cocked" in {r.code for r in v.reasons}
+    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": line})), profile(PROPS), WALLED)
+    assert v.status == NO_ROLL and "off_floor" in {r.code for r in v.reasons}
+
+
+def test_faint_stacked_flag_on_a_free_die_is_recorded_668a_3_h():
+    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": 0.3})), profile(PROPS), WALLED)
+    assert v.status == VALID
+    assert [r.dice for r in v.reasons if r.code == "flag_unsupported"] == [(1,)]
+
+
+@pytest.mark.parametrize(("zones", "specs"), [
+    (ZONES, [(100, 100, 3), (200, 150, 5, FAINT)]),  # no calibrated wall: the frame's edge
+    (WALLED, [(200, 150, 5, FAINT)]),                 # a die missing may be the support
+])
+def test_support_rule_needs_a_wall_and_every_die(zones, specs):
+    v = verdict(dice(*specs), profile(PROPS), zones)
+    assert v.status == NO_ROLL and "flag_unsupported" not in {r.code for r in v.reasons}
+
+
+def test_support_rule_is_for_props_hops_only_623a_9_b():
+    """In Craps a cocked die counts with its face most nearly up whatever holds it: the flag
+    still asks whether it rests on two sides (623a.9(b))."""
+    v = verdict(dice((100, 100, 3), (200, 150, 5, {"tilt": 0.2, "p": 0.55, "second": 2})),
+                profile(CRAPS), WALLED)
+    assert v.status == NO_ROLL and "cocked_void" in {r.code for r in v.reasons}
