@@ -177,15 +177,22 @@ def sweep(
         Path | None,
         typer.Option("--reader", help="Also sweep this reader's die-or-not threshold."),
     ] = None,
+    views: Annotated[
+        int | None, typer.Option("--views", min=1, max=8, help="Turned views of each crop, "
+                                 "averaged (vision/views.py) [default: the runtime's].")
+    ] = None,
 ) -> None:
     """Threshold sweep: found rate and false detections per image, per folder; with a
-    reader, every detector x die-or-not threshold pair and the rate of dice read right."""
+    reader, every detector x die-or-not threshold pair and the rate of dice read right,
+    reading each crop in the runtime's views unless told otherwise."""
     from dicecall.models.data import load_folder
     from dicecall.models.evaluate import sweep_thresholds
     from dicecall.models.pipeline import OnnxPipeline
+    from dicecall.vision.config import ReaderConfig
     from dicecall.vision.reader import die_probability
 
-    pipe = OnnxPipeline(detector, reader or detector, threshold=0.1)
+    pipe = OnnxPipeline(detector, reader or detector, threshold=0.1,
+                        views=ReaderConfig().views if views is None else views)
     grid = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7]
 
     def read(frame, dice):

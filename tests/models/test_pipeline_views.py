@@ -1,4 +1,5 @@
-"""`dicecall models evaluate` reads each crop in the runtime's turned views (vision/views.py)."""
+"""`dicecall models evaluate` and `sweep` read each crop in the runtime's turned views
+(vision/views.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ def test_four_views_read_a_quarter_turned_crop_as_the_crop(crops):
                   - one.read_crops(turned)["face_logits"]).max() > 1e-3
 
 
-def test_evaluate_defaults_to_the_runtimes_views(monkeypatch):
+@pytest.mark.parametrize("command", [["evaluate"],
+                                     ["sweep", "--reader", str(ReaderConfig().reader)]])
+def test_models_commands_default_to_the_runtimes_views(monkeypatch, command):
     from typer.testing import CliRunner
 
     import dicecall.models.pipeline as pipeline
@@ -52,7 +55,7 @@ def test_evaluate_defaults_to_the_runtimes_views(monkeypatch):
     monkeypatch.setattr(pipeline.OnnxPipeline, "__init__", spy)
     frames = str(Path(__file__).resolve().parents[1] / "data" / "frames")
     runner = CliRunner()
-    assert runner.invoke(app, ["models", "evaluate", "--data", frames]).exit_code == 0
-    assert runner.invoke(app, ["models", "evaluate", "--data", frames, "--views", "1"]
+    assert runner.invoke(app, ["models", *command, "--data", frames]).exit_code == 0
+    assert runner.invoke(app, ["models", *command, "--data", frames, "--views", "1"]
                          ).exit_code == 0
     assert seen == [ReaderConfig().views, 1]
