@@ -6,7 +6,7 @@ of a crop, with its `geom` turned alike, is as valid a view of the same die, and
 errs a little differently. Averaging the raw outputs of V views steadies the face, the pip
 heatmap and the flags: on the verdict tuning suite (seeds 9200-9202) four views called 36.7 %
 of the good rolls valid against 26.5 % for one, with unsafe rolls caught as often (99.25 %);
-docs/verdicts.md has the figures.
+docs/verdicts-history.md (session 8) has the figures.
 """
 
 from __future__ import annotations
