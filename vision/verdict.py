@@ -179,14 +179,22 @@ def _unsupported(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarra
     if (profile.cocked_counts or not zones.walled or len(play) != profile.expected
             or not len(play)):
         return free
-    side = np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0], dice.boxes[:, 3] - dice.boxes[:, 1])
+    reach = cfg.support_reach * _sides(dice)[play]
     wall = edge_distance(dice.centers[play], zones.play)
-    for k, i in enumerate(play):
-        gap = np.hypot(*(dice.centers - dice.centers[i]).T)
-        gap[i] = np.inf
-        reach = cfg.support_reach * side[i]
-        free[i] = gap.min() > reach and wall[k] > reach
+    free[play] = (_nearest(dice)[play] > reach) & (wall > reach)
     return free
+
+
+def _sides(dice: Dice) -> np.ndarray:
+    """(N,) each die's box side, the larger of width and height, pixels."""
+    return np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0], dice.boxes[:, 3] - dice.boxes[:, 1])
+
+
+def _nearest(dice: Dice) -> np.ndarray:
+    """(N,) distance from each die's centre to the nearest other die's (inf for a lone die)."""
+    gap = np.hypot(*(dice.centers[:, None, :] - dice.centers[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(gap, np.inf)
+    return gap.min(axis=1) if len(dice) else np.zeros(0)
 
 
 def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons,
@@ -201,13 +209,11 @@ def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons
     flagged = np.flatnonzero(dice.stacked >= cfg.stacked_threshold) if len(dice) else []
     if not len(flagged):
         return
-    side = np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0], dice.boxes[:, 3] - dice.boxes[:, 1])
+    side, nearest = _sides(dice), _nearest(dice)
     short = n_play < profile.expected
     on_die, alone = [], []
     for i in flagged:
-        gap = np.hypot(*(dice.centers - dice.centers[i]).T)
-        gap[i] = np.inf
-        (on_die if short or gap.min() <= cfg.stack_reach * side[i] else alone).append(int(i))
+        (on_die if short or nearest[i] <= cfg.stack_reach * side[i] else alone).append(int(i))
     sec = profile.sections["stacked"]
     if on_die:
         reasons.append(Reason("die_on_die", NO_ROLL, sec, tuple(on_die),
