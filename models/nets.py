@@ -94,7 +94,7 @@ class Reader(nn.Module):
     stacked_logit [N, 1]; die_logit [N, 1], whether a die is centred in the crop at all.
     """
 
-    def __init__(self, width: int = 24, flag_width: int = 32) -> None:
+    def __init__(self, width: int = 24, flag_width: int = 32, pip_width: int = 32) -> None:
         super().__init__()
         c1, c2, c3, f = width, width * 2, width * 4, flag_width
         self.b32 = nn.Sequential(conv_bn(3, c1, 2), conv_bn(c1, c1))  # 32x32
@@ -113,17 +113,24 @@ class Reader(nn.Module):
         self.geom = nn.Sequential(nn.Linear(3, 16), nn.ReLU(True))
         self.flags = nn.Sequential(nn.Linear(16 * f + 16, 64), nn.ReLU(True), nn.Linear(64, 2))
         # The pip branch has its own layers from the 32x32 and 16x16 features, so its count
-        # is a second reading that does not pass through the face classifier.
-        self.pip16 = conv_bn(c2, c1)
-        self.pip32 = nn.Sequential(conv_bn(c1, c1), nn.Conv2d(c1, 1, 1))
-        nn.init.constant_(self.pip32[1].bias, -4.6)
+        # is a second reading that does not pass through the face classifier. Its own 8x8
+        # level gives each pip the die's layout around it: on dice under 30 px the older,
+        # shallower branch missed one pip in five (docs/verdicts.md, session 10).
+        p = pip_width
+        self.pip8 = nn.Sequential(conv_bn(c2, p, 2), conv_bn(p, p))  # 8x8
+        self.pip16 = conv_bn(c2, p)
+        self.pip_lat = pw_bn(c1, p)
+        self.pip32 = nn.Sequential(SepBlock(p, p), SepBlock(p, p), conv_bn(p, c1 // 2),
+                                   nn.Conv2d(c1 // 2, 1, 1))
+        nn.init.constant_(self.pip32[3].bias, -4.6)
 
     def forward(self, x: torch.Tensor, geom: torch.Tensor) -> tuple[torch.Tensor, ...]:
         f32 = self.b32(x)
         f16 = self.b16(f32)
         f4 = self.b4(self.b8(f16))
         g = f4.mean(dim=(2, 3))
-        pip = f32 + F.interpolate(self.pip16(f16), scale_factor=2.0, mode="nearest")
+        p16 = self.pip16(f16) + F.interpolate(self.pip8(f16), scale_factor=2.0, mode="nearest")
+        pip = self.pip_lat(f32) + F.interpolate(p16, scale_factor=2.0, mode="nearest")
         pip_heatmap = torch.sigmoid(self.pip32(pip))
         h = self.flag4(self.flag8(f16)).flatten(1)
         flags = self.flags(torch.cat([h, self.geom(geom)], 1))

@@ -36,6 +36,9 @@ FLAG_WEIGHT = 0.25
 # learn chips and d20s, not so many that the face heads see fewer dice.
 NEG_PER_DIE = 0.3
 DIE_WEIGHT = 0.25  # weight of the die-or-not balanced accuracy in choosing the best epoch
+# Weight of the pip count's synthetic validation accuracy in choosing the best epoch: a roll
+# whose readings disagree goes to review, so the second reading counts too (session 10).
+PIP_WEIGHT = 0.25
 
 
 def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator
@@ -225,7 +228,7 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
         # the flags, and the false dice on the die-or-not head, so they count too.
         faces = [a for a in (acc_real, acc_syn) if not np.isnan(a)]
         score = ((np.mean(faces) if faces else 0.0) + FLAG_WEIGHT * np.nan_to_num(flag_syn)
-                 + DIE_WEIGHT * np.nan_to_num(die_acc))
+                 + DIE_WEIGHT * np.nan_to_num(die_acc) + PIP_WEIGHT * np.nan_to_num(pip_syn))
         if score > best:
             best = score
             save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)

@@ -233,7 +233,10 @@ def test_a_sure_flag_stands_without_support_668a_3_h():
 
 
 def test_faint_stacked_flag_on_a_free_die_is_recorded_668a_3_h():
-    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": 0.3})), profile(PROPS), WALLED)
+    cfg = VerdictConfig()
+    assert cfg.stacked_threshold < cfg.unsupported_line
+    faint = (cfg.stacked_threshold + cfg.unsupported_line) / 2
+    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": faint})), profile(PROPS), WALLED)
     assert v.status == VALID
     assert [r.dice for r in v.reasons if r.code == "flag_unsupported"] == [(1,)]
 
