@@ -1,6 +1,7 @@
 """The dice reader against the targets of DESIGN.md, printed as one table.
 
     python bench/bench_reader.py [--synth DIR] [--real ../shared/data/real-dev] [--runs 100]
+        [--models DIR]
 
 Accuracy, FP32 and INT8, on:
 - held-out synthetic scenes of each type (`DIR/test-{throwbox,shaker,craps}`; without
@@ -37,13 +38,13 @@ def _generate(out: Path, count: int) -> Path:
     return out
 
 
-def _reader(variant: str, threads: int, views: int):
-    from dicecall.vision.config import MODELS_DIR, ReaderConfig
+def _reader(models: Path, variant: str, threads: int, views: int):
+    from dicecall.vision.config import ReaderConfig
     from dicecall.vision.reader import DiceReader
 
     suffix = ".int8.onnx" if variant.startswith("int8") else ".onnx"
-    return DiceReader(ReaderConfig(detector=MODELS_DIR / f"detector{suffix}",
-                                   reader=MODELS_DIR / f"reader{suffix}", threads=threads,
+    return DiceReader(ReaderConfig(detector=models / f"detector{suffix}",
+                                   reader=models / f"reader{suffix}", threads=threads,
                                    views=views))
 
 
@@ -133,16 +134,21 @@ def main() -> int:
     ap.add_argument("--views", type=int, default=None,
                     help="views per crop (default: the runtime's); FP32 with one view is "
                          "measured beside it")
+    ap.add_argument("--models", type=Path, default=None,
+                    help="folder with detector[.int8].onnx and reader[.int8].onnx (default: "
+                         "the committed models), to measure a candidate the same way")
     args = ap.parse_args()
-    from dicecall.vision.config import ReaderConfig
+    from dicecall.vision.config import MODELS_DIR, ReaderConfig
+
+    models = args.models or MODELS_DIR
 
     views = args.views or ReaderConfig().views
     with tempfile.TemporaryDirectory() as tmp:
         # Scenes are generated before any onnxruntime session exists: the pool forks.
         synth = args.synth or _generate(Path(tmp), args.count)
-        readers = {v: _reader(v, args.threads, views) for v in ("fp32", "int8")}
+        readers = {v: _reader(models, v, args.threads, views) for v in ("fp32", "int8")}
         if views > 1:  # the same models reading each crop once, for comparison
-            readers["fp32x1"] = _reader("fp32", args.threads, 1)
+            readers["fp32x1"] = _reader(models, "fp32", args.threads, 1)
         from dicecall.vision.verdict import VerdictConfig
 
         v = VerdictConfig()
@@ -164,7 +170,6 @@ def main() -> int:
         rows = speed(readers, synth, args.runs, args.threads)
         if args.peer.is_file():
             from dicecall.models.pipeline import time_models
-            from dicecall.vision.config import MODELS_DIR
 
             # A frame of D dice costs the reader D x views crops (one run per view in the
             # runtime; timed here as one batch of that many, the models' cost alone).
@@ -172,8 +177,8 @@ def main() -> int:
                 for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", views),
                                                          ("int8", ".int8.onnx", views),
                                                          ("fp32", ".onnx", 1))):
-                    t = time_models(MODELS_DIR / f"detector{suffix}",
-                                    MODELS_DIR / f"reader{suffix}", args.peer, args.runs,
+                    t = time_models(models / f"detector{suffix}",
+                                    models / f"reader{suffix}", args.peer, args.runs,
                                     dice * v)
                     ours = t["detector"]["median_ms"] + t["reader"]["median_ms"]
                     what = f"{dice} dice x {v} view{'s' if v > 1 else ''}, {variant}"
