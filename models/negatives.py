@@ -103,7 +103,7 @@ def looks_like_d6(path, confidence: float = 0.5) -> LooksLikeDie:
     """A reader ONNX as a `LooksLikeDie`: its face probability reaches `confidence` and its
     pip count names the same face, two readings agreeing on a six-sided die."""
     from dicecall.models.contract import CROP_SCALE, crop_die, crops_to_input, die_geometry
-    from dicecall.models.evaluate import PIP_THRESHOLD, count_pips
+    from dicecall.models.evaluate import recipe_count_pips
     from dicecall.models.pipeline import session
     from dicecall.vision.decode import softmax
     from dicecall.vision.reader import reader_feeds
@@ -116,7 +116,7 @@ def looks_like_d6(path, confidence: float = 0.5) -> LooksLikeDie:
         logits, heat = reader.run(["face_logits", "pip_heatmap"],
                                   reader_feeds(reader, crops_to_input(crops), geom))
         p = softmax(logits)
-        return (p.max(1) >= confidence) & (count_pips(heat, PIP_THRESHOLD) == p.argmax(1) + 1)
+        return (p.max(1) >= confidence) & (recipe_count_pips(heat) == p.argmax(1) + 1)
 
     return check
 

@@ -13,7 +13,7 @@ from dicecall.models.contract import CROP_SCALE, crop_die, crops_to_input, die_g
 from dicecall.models.crops import CropCache, build_cache, die_size, random_crop
 from dicecall.models.data import Sample, read_rgb
 from dicecall.models.det_train import focal_loss
-from dicecall.models.evaluate import count_pips
+from dicecall.models.evaluate import recipe_count_pips
 from dicecall.models.negatives import geometry as negatives_geometry
 from dicecall.models.nets import Reader
 from dicecall.models.trainloop import (
@@ -36,9 +36,6 @@ FLAG_WEIGHT = 0.25
 # learn chips and d20s, not so many that the face heads see fewer dice.
 NEG_PER_DIE = 0.3
 DIE_WEIGHT = 0.25  # weight of the die-or-not balanced accuracy in choosing the best epoch
-# The pip count's peak threshold in the validation metric: the one the committed reader was
-# selected with, kept when the runtime's decode changes, so the recipe stays the same.
-SELECT_PIP_THRESHOLD = 0.5
 # Weight of the pip count's synthetic validation accuracy in choosing the best epoch: a roll
 # whose readings disagree goes to review, so the second reading counts too (session 10).
 PIP_WEIGHT = 0.25
@@ -133,7 +130,7 @@ def accuracy(model: Reader, crops: np.ndarray, geom: np.ndarray, faces: np.ndarr
     model.train()
     pred = torch.cat([o[0].argmax(1) for o in outs]).numpy() + 1
     heat = torch.cat([o[1] for o in outs]).numpy()
-    pips = count_pips(heat, SELECT_PIP_THRESHOLD)
+    pips = recipe_count_pips(heat)
     raised = np.stack([torch.cat([o[k] for o in outs])[:, 0].numpy() > 0 for k in (2, 3)], 1)
     balanced = []
     for k in range(2):

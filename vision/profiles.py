@@ -78,11 +78,7 @@ class Zones(BaseModel):
 
 def inside(points: np.ndarray, polygon) -> np.ndarray:
     """(N,) bool: which of the (N, 2) points lie inside or on the polygon."""
-    import cv2
-
-    poly = np.asarray(polygon, np.float32).reshape(-1, 1, 2)
-    return np.array([cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0
-                     for x, y in points], bool)
+    return edge_distance(points, polygon) >= 0
 
 
 def edge_distance(points: np.ndarray, polygon) -> np.ndarray:

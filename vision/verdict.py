@@ -140,8 +140,9 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     rolled = (in_play | _zone_reasons(dice, profile, zones, reasons)) & ~held
     play = np.flatnonzero(rolled)
     _count_reasons(profile, len(play), reasons)
-    free = _unsupported(dice, profile, zones, play, cfg)
-    _stacked_reasons(dice, profile, len(play), cfg, reasons, free)
+    side, nearest = _sides(dice), _nearest(dice)
+    free = _unsupported(dice, profile, zones, play, cfg, side, nearest)
+    _stacked_reasons(dice, profile, len(play), cfg, reasons, side, nearest, free)
     _die_reasons(dice, profile, play, cfg, reasons, free)
     order = _stable_order(dice, play)
     status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
@@ -168,8 +169,8 @@ def _zone_reasons(dice, profile, zones, reasons) -> np.ndarray:
     return flagged
 
 
-def _unsupported(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,
-                 cfg) -> np.ndarray:
+def _unsupported(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray, cfg,
+                 side: np.ndarray, nearest: np.ndarray) -> np.ndarray:
     """(N,) bool: dice with nothing to lean on, where that can lift a no roll (668a.3(h)).
 
     On a flat floor a die rests tilted or raised only against something: another die, or the
@@ -181,9 +182,9 @@ def _unsupported(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarra
     if (profile.cocked_counts or not zones.walled or len(play) != profile.expected
             or not len(play)):
         return free
-    reach = cfg.support_reach * _sides(dice)[play]
+    reach = cfg.support_reach * side[play]
     wall = edge_distance(dice.centers[play], zones.play)
-    free[play] = (_nearest(dice)[play] > reach) & (wall > reach)
+    free[play] = (nearest[play] > reach) & (wall > reach)
     return free
 
 
@@ -200,7 +201,7 @@ def _nearest(dice: Dice) -> np.ndarray:
 
 
 def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons,
-                     free: np.ndarray) -> None:
+                     side: np.ndarray, nearest: np.ndarray, free: np.ndarray) -> None:
     """Die on die (623a.8(b), 668a.3(h), 675a.4(b)). A die can only rest on a die: when the
     flag is raised but no other die is within reach and no die is missing, there is none
     beneath it. In Craps and High Roll such a die rests on something else (chips, the rail),
@@ -211,7 +212,6 @@ def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons
     flagged = np.flatnonzero(dice.stacked >= cfg.stacked_threshold) if len(dice) else []
     if not len(flagged):
         return
-    side, nearest = _sides(dice), _nearest(dice)
     short = n_play < profile.expected
     on_die, alone = [], []
     for i in flagged:

@@ -93,3 +93,17 @@ def test_train_command_screens_negatives_with_the_reader_it_is_given(
     assert CliRunner().invoke(app, [*args, "--screen-with", str(older)]).exit_code == 0
     assert CliRunner().invoke(app, args).exit_code == 0
     assert used == [older, Path(negatives.__file__).parent / "reader.onnx"]
+
+
+def test_recipe_counts_pips_as_the_committed_reader_was_trained():
+    """The negatives' screen and the best-epoch metric keep the pip count the committed
+    reader was trained with (0.5 within 0.45 die sides), whatever the runtime's decode: a
+    peak of 0.45 at 0.47 die sides counts at the runtime (0.4 / 0.5), not in the recipe."""
+    from dicecall.models.evaluate import count_pips, recipe_count_pips
+
+    heat = np.zeros((1, 1, 32, 32), np.float32)
+    side = 32 / 1.5
+    heat[0, 0, 15, 15] = 0.9  # the die's one pip, at the centre
+    heat[0, 0, 15, int(16 + 0.47 * side)] = 0.45  # a weak peak near the die's edge
+    assert recipe_count_pips(heat).tolist() == [1]
+    assert count_pips(heat).tolist() == [2]
