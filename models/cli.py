@@ -37,7 +37,9 @@ def train(
     valid: Annotated[
         list[Path] | None, typer.Option("--valid", help="Validation folders; repeat.")
     ] = None,
-    stage: Annotated[str, typer.Option("--stage", help="detector, reader or both.")] = "both",
+    stage: Annotated[str, typer.Option(
+        "--stage", help="detector, reader, both, or margin: the reader's up-margin branch "
+                        "alone, on the reader named by --init (models/margin_train.py).")] = "both",
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from last.pt of each stage.")
     ] = False,
@@ -53,6 +55,11 @@ def train(
                      "mined places keep them out of the negatives (default: the committed "
                      "reader; models/reader.md names the one each committed reader used)."),
     ] = None,
+    init: Annotated[
+        Path | None,
+        typer.Option("--init", help="--stage margin: the reader ONNX it trains on (default: "
+                     "the committed reader.onnx)."),
+    ] = None,
     synth_per_real: Annotated[
         float, typer.Option("--synth-per-real", help="Reader: plain synthetic dice per real die "
                             "in one epoch (a fresh draw each epoch).", min=0.5, max=20.0),
@@ -62,6 +69,8 @@ def train(
     from dicecall.models.data import load_folder
     from dicecall.models.trainloop import setup_torch
 
+    if stage not in ("detector", "reader", "both", "margin"):
+        raise typer.BadParameter(f"--stage {stage}: detector, reader, both or margin")
     setup_torch(threads)
     train_set = [s for d in data for s in load_folder(d)]
     valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
@@ -85,6 +94,11 @@ def train(
                        f"valid {sum(map(len, negatives[1]))}")
         train_reader(train_set, valid_set, out / "reader", reader_epochs, seed, resume,
                      negatives=negatives, synth_per_real=synth_per_real)
+    if stage == "margin":
+        from dicecall.models.margin_train import train_margin
+
+        train_margin(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
+                     reader_epochs, seed, resume)
 
 
 def export(

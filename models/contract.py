@@ -12,6 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from dicecall.vision.decode import MARGIN_SPAN_DEG  # noqa: F401  (one home, re-exported)
 from dicecall.vision.preprocess import die_geometry  # noqa: F401  (one home, re-exported)
 
 DET_SIZE = 320  # detector input side, pixels
@@ -42,6 +43,7 @@ READER_OUTPUTS = {
     "tilt_logit": ("float32", ["N", 1]),
     "stacked_logit": ("float32", ["N", 1]),
     "die_logit": ("float32", ["N", 1]),
+    "margin_logit": ("float32", ["N", 1]),
 }
 
 

@@ -43,6 +43,7 @@ class CropCache:
         geom: [D, 3] float32 where the die sits in its frame (`contract.die_geometry`).
         is_die: [D] float32 1 = a labelled die, 0 = a place that is not one
             (`negatives.py`); a negative's face, flags and pips are masked.
+        margin: [D] float32 up margin in degrees (`Sample.margin`), NaN = unknown.
     """
 
     images: np.ndarray
@@ -53,6 +54,7 @@ class CropCache:
     real: np.ndarray
     geom: np.ndarray
     is_die: np.ndarray
+    margin: np.ndarray
 
 
 def die_size(sample: Sample) -> np.ndarray:
@@ -66,6 +68,7 @@ def build_cache(samples: list[Sample], negatives: list[np.ndarray] | None = None
     """Cuts every die of every sample into the cache, then each sample's negatives
     ([M, 3] cx, cy, size per sample, `negatives.mine`) when given."""
     ims, faces, tilt, stacked, pips, real, geom, is_die = [], [], [], [], [], [], [], []
+    margin = []
     for i, s in enumerate(samples):
         neg = np.zeros((0, 3), np.float32) if negatives is None else negatives[i]
         if len(s.faces) == 0 and len(neg) == 0:
@@ -87,11 +90,15 @@ def build_cache(samples: list[Sample], negatives: list[np.ndarray] | None = None
                                     negatives_geometry(s, neg, frame.shape)]))
         tilt.append(np.concatenate([s.tilt, unknown]))
         stacked.append(np.concatenate([s.stacked, unknown]))
+        known = (s.margin if s.margin is not None
+                 else np.full(len(s.faces), np.nan, np.float32))
+        margin.append(np.concatenate([known, unknown]))
         real.append(np.full(len(centres), not s.source.startswith("synthetic")))
         is_die.append(np.concatenate([np.ones(len(s.faces)), np.zeros(len(neg))]))
     return CropCache(np.stack(ims), np.concatenate(faces), np.concatenate(tilt),
                      np.concatenate(stacked), np.stack(pips), np.concatenate(real),
-                     np.concatenate(geom), np.concatenate(is_die).astype(np.float32))
+                     np.concatenate(geom), np.concatenate(is_die).astype(np.float32),
+                     np.concatenate(margin).astype(np.float32))
 
 
 def random_crop(cache: CropCache, i: int, rng: np.random.Generator

@@ -37,6 +37,9 @@ class Sample:
         stacked: [K] float32 1 = on another die, 0 = not, NaN = unknown.
         pips: K arrays [P, 2] float32 pip centres in pixels, or None when unknown.
         whole_box: the boxes cover the whole die (False: top face or pip pattern only).
+        margin: [K] float32 up margin in degrees (how much nearer the top face points up
+            than the next face; under 10 the die rests on an edge, a void), NaN = unknown;
+            None = unknown for every die.
     """
 
     image: Path
@@ -47,6 +50,7 @@ class Sample:
     stacked: np.ndarray
     pips: list[np.ndarray | None] = field(default_factory=list)
     whole_box: bool = True
+    margin: np.ndarray | None = None
 
     @property
     def centres(self) -> np.ndarray:
@@ -103,11 +107,14 @@ def load_scene_json(folder: Path, min_visible: float = MIN_VISIBLE) -> list[Samp
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(k, 4)
         tilt = [_cocked(d) for d in dice]
         stacked = [np.nan if d.get("stacked") is None else float(d["stacked"]) for d in dice]
+        margin = [np.nan if d.get("up_margin_deg") is None else float(d["up_margin_deg"])
+                  for d in dice]
         pips = [None if d.get("pips") is None else np.array(d["pips"], np.float32).reshape(-1, 2)
                 for d in dice]
         out.append(Sample(js.parent / rec["image"], "synthetic/" + folder.name, boxes,
                           np.array([int(d["face"]) for d in dice], np.int64),
-                          np.array(tilt, np.float32), np.array(stacked, np.float32), pips))
+                          np.array(tilt, np.float32), np.array(stacked, np.float32), pips,
+                          margin=np.array(margin, np.float32)))
     return out
 
 

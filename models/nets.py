@@ -91,7 +91,8 @@ class Reader(nn.Module):
     Inputs: crops [N, 3, 64, 64] RGB in [0, 1]; geom [N, 3], where the die sits in its frame
     (`contract.die_geometry`). Outputs: face_logits [N, 6] (faces 1-6); pip_heatmap
     [N, 1, 32, 32] sigmoid, the top face's pip centres at stride 2; tilt_logit [N, 1];
-    stacked_logit [N, 1]; die_logit [N, 1], whether a die is centred in the crop at all.
+    stacked_logit [N, 1]; die_logit [N, 1], whether a die is centred in the crop at all;
+    margin_logit [N, 1], sigmoid x `contract.MARGIN_SPAN_DEG` = the up margin in degrees.
     """
 
     def __init__(self, width: int = 24, flag_width: int = 32, pip_width: int = 32) -> None:
@@ -112,6 +113,22 @@ class Reader(nn.Module):
         self.flag4 = conv_bn(2 * f, f, 2)  # 4x4
         self.geom = nn.Sequential(nn.Linear(3, 16), nn.ReLU(True))
         self.flags = nn.Sequential(nn.Linear(16 * f + 16, 64), nn.ReLU(True), nn.Linear(64, 2))
+        # The up margin (how much nearer the top face points up than the next face) has its
+        # own layers. The tilt logit says "not flat"; a die on its edge (a void, 623a.9(b))
+        # is a small margin, which the face classifier does not see: it reads one face of
+        # such a die with p 0.98 (docs/verdicts.md, session 10). At 8x8 it joins its own
+        # features from the 16x16 level with the face stage's and the flags' (computed
+        # anyway): which faces show, and which way the die leans. Its own layers let it be
+        # trained alone on a finished reader (`margin_train.py`), no other output changing.
+        # The branch neither trains the layers it reads (forward detaches them) nor moves
+        # the random stream the later layers start from, so the reader recipe trains the
+        # same weights as before the branch existed (session 10's), with the branch beside.
+        m, rng = f // 2, torch.get_rng_state()
+        self.margin8 = nn.Sequential(conv_bn(c2, f, 2), conv_bn(f, f))  # 8x8
+        self.margin4 = conv_bn(f + c3 + 2 * f, m, 2)  # 4x4
+        self.margin_geom = nn.Sequential(nn.Linear(3, 16), nn.ReLU(True))
+        self.margin = nn.Sequential(nn.Linear(16 * m + 16, 64), nn.ReLU(True), nn.Linear(64, 1))
+        torch.set_rng_state(rng)
         # The pip branch has its own layers from the 32x32 and 16x16 features, so its count
         # is a second reading that does not pass through the face classifier. Its own 8x8
         # level gives each pip the die's layout around it: on dice under 30 px the older,
@@ -127,14 +144,23 @@ class Reader(nn.Module):
     def forward(self, x: torch.Tensor, geom: torch.Tensor) -> tuple[torch.Tensor, ...]:
         f32 = self.b32(x)
         f16 = self.b16(f32)
-        f4 = self.b4(self.b8(f16))
+        f8 = self.b8(f16)
+        f4 = self.b4(f8)
         g = f4.mean(dim=(2, 3))
         p16 = self.pip16(f16) + F.interpolate(self.pip8(f16), scale_factor=2.0, mode="nearest")
         pip = self.pip_lat(f32) + F.interpolate(p16, scale_factor=2.0, mode="nearest")
         pip_heatmap = torch.sigmoid(self.pip32(pip))
-        h = self.flag4(self.flag8(f16)).flatten(1)
-        flags = self.flags(torch.cat([h, self.geom(geom)], 1))
-        return self.face(g), pip_heatmap, flags[:, :1], flags[:, 1:2], self.die(g)
+        h8 = self.flag8(f16)
+        flags = self.flags(torch.cat([self.flag4(h8).flatten(1), self.geom(geom)], 1))
+        return (self.face(g), pip_heatmap, flags[:, :1], flags[:, 1:2], self.die(g),
+                self.margin_head(f16.detach(), f8.detach(), h8.detach(), geom))
+
+    def margin_head(self, f16: torch.Tensor, f8: torch.Tensor, h8: torch.Tensor,
+                    geom: torch.Tensor) -> torch.Tensor:
+        """The margin logit from the 16x16 features, the face stage's and the flags' 8x8."""
+        m8 = torch.cat([self.margin8(f16), f8, h8], 1)
+        hm = self.margin4(m8).flatten(1)
+        return self.margin(torch.cat([hm, self.margin_geom(geom)], 1))
 
 
 def count_params(model: nn.Module) -> int:

@@ -9,7 +9,13 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from dicecall.models.contract import CROP_SCALE, crop_die, crops_to_input, die_geometry
+from dicecall.models.contract import (
+    CROP_SCALE,
+    MARGIN_SPAN_DEG,
+    crop_die,
+    crops_to_input,
+    die_geometry,
+)
 from dicecall.models.crops import CropCache, build_cache, die_size, random_crop
 from dicecall.models.data import Sample, read_rgb
 from dicecall.models.det_train import focal_loss
@@ -53,6 +59,8 @@ def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator
         "tilt": torch.from_numpy(cache.tilt[idx]),
         "stacked": torch.from_numpy(cache.stacked[idx]),
         "die": torch.from_numpy(cache.is_die[idx]),
+        # Turning or mirroring a crop leaves the margin as it is.
+        "margin": torch.from_numpy(np.clip(cache.margin[idx] / MARGIN_SPAN_DEG, 0.0, 1.0)),
     }
 
 
@@ -65,9 +73,10 @@ def _masked_bce(logit: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 
 def reader_loss(model: Reader, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict]:
-    """Face cross-entropy + pip focal loss + tilt, stacked and die-or-not BCE; unknown
-    labels masked, and a negative (no die) scores only on the die-or-not head."""
-    face, pip, tilt, stacked, die = model(batch["crops"], batch["geom"])
+    """Face cross-entropy + pip focal loss + tilt, stacked and die-or-not BCE + the up
+    margin's BCE on a soft target (margin / MARGIN_SPAN_DEG); unknown labels masked, and a
+    negative (no die) scores only on the die-or-not head."""
+    face, pip, tilt, stacked, die, margin = model(batch["crops"], batch["geom"])
     pos = batch["die"] > 0.5
     lf = (F.cross_entropy(face[pos], batch["face"][pos], label_smoothing=0.05) if pos.any()
           else face.sum() * 0.0)
@@ -76,11 +85,12 @@ def reader_loss(model: Reader, batch: dict[str, torch.Tensor]) -> tuple[torch.Te
     lt = _masked_bce(tilt, batch["tilt"])
     ls = _masked_bce(stacked, batch["stacked"])
     ld = F.binary_cross_entropy_with_logits(die[:, 0], batch["die"])
+    lm = _masked_bce(margin, batch["margin"])
     # The pip map is the second, independent reading (623a.9(c) review on disagreement) and
     # the flags decide no-rolls: they weigh as much as the face.
-    loss = lf + lp + lt + ls + ld
+    loss = lf + lp + lt + ls + ld + lm
     return loss, {"face": lf.item(), "pip": lp.item(), "tilt": lt.item(), "stacked": ls.item(),
-                  "die": ld.item()}
+                  "die": ld.item(), "margin": lm.item()}
 
 
 def contract_crops(samples: list[Sample], negatives: list[np.ndarray] | None = None

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+# The reader's margin_logit: sigmoid x this = the die's up margin in degrees, capped here. A
+# flat die's margin is 90 (the next face points sideways); everything that matters to the
+# void call lies far below, so the output spends its range there: any margin of 45 degrees
+# or more (a die at most about 22 degrees off flat) is learnt, and read, as 45.
+MARGIN_SPAN_DEG = 45.0
+
 
 def _peaks(heat: np.ndarray, threshold: float) -> np.ndarray:
     """Local maxima over 3x3 neighbourhoods at or above `threshold`.

@@ -39,7 +39,7 @@ def _cache_with_marker(direction: np.ndarray) -> CropCache:
                      stacked=np.array([0.0], np.float32),
                      pips=np.full((1, 6, 2), np.nan, np.float32), real=np.array([False]),
                      geom=np.array([[*direction, 0.0]], np.float32),
-                     is_die=np.array([1.0], np.float32))
+                     is_die=np.array([1.0], np.float32), margin=np.array([90.0], np.float32))
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -1,0 +1,82 @@
+"""A committed reader.onnx back into the torch `Reader`, to train new layers on top of it.
+
+The export folds each batch norm into the convolution before it, so a conv + BN pair comes
+back as the folded weights in the conv and a batch norm that passes its input through
+(mean 0, variance 1 - eps, scale 1) and adds the folded bias. Node names carry the module
+path (`/pip32/pip32.0/dw/dw.0/Conv` is `pip32.0.dw.0`); linear layers keep their names.
+Layers the ONNX file does not have (a branch added since) keep their initial weights and
+are listed, so the caller knows what is left to train.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from dicecall.models.nets import Reader
+
+
+def _module_of(node_name: str, names: list[str]) -> str:
+    """The torch module a Conv node came from, by its scope path."""
+    scopes = [c for c in node_name.strip("/").split("/")[:-1] if c]
+    hits = [n for n in names
+            if all(f".{c}." in f".{n}." for c in scopes) and n.endswith(scopes[-1])]
+    if len(hits) != 1:
+        raise ValueError(f"{node_name}: matches {hits or 'no module'}")
+    return hits[0]
+
+
+def reader_from_onnx(path: Path | str, model: Reader | None = None) -> tuple[Reader, list[str]]:
+    """Loads the weights of `path` into `model` (a new `Reader` by default).
+
+    Returns:
+        (model, untouched): the model in eval mode, and the names of its parameters the
+        file did not provide.
+
+    Raises:
+        ValueError: a node or weight of the file has no place in the model.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    model = model or Reader()
+    modules = dict(model.named_modules())
+    convs = [n for n, m in modules.items() if isinstance(m, nn.Conv2d)]
+    done: set[str] = set()
+
+    def put(name: str, value: np.ndarray) -> None:
+        param = model.get_parameter(name) if name in dict(model.named_parameters()) \
+            else model.get_buffer(name)
+        if tuple(param.shape) != value.shape:
+            raise ValueError(f"{name}: model {tuple(param.shape)}, file {value.shape}")
+        with torch.no_grad():
+            param.copy_(torch.from_numpy(value.copy()))
+        done.add(name)
+
+    for node in graph.node:
+        if node.op_type == "Conv":
+            name = _module_of(node.name, convs)
+            w, b = weights[node.input[1]], weights[node.input[2]]
+            put(f"{name}.weight", w)
+            if modules[name].bias is not None:
+                put(f"{name}.bias", b)
+                continue
+            parent, index = name.rsplit(".", 1)
+            bn = modules[f"{parent}.{int(index) + 1}"]
+            if not isinstance(bn, nn.BatchNorm2d):
+                raise ValueError(f"{name}: folded bias but no batch norm after it")
+            bn_name = f"{parent}.{int(index) + 1}"
+            put(f"{bn_name}.weight", np.ones_like(b))
+            put(f"{bn_name}.bias", b)
+            put(f"{bn_name}.running_mean", np.zeros_like(b))
+            put(f"{bn_name}.running_var", np.full_like(b, 1.0 - bn.eps))
+        elif node.op_type == "Gemm":
+            for tensor in node.input[1:]:
+                put(tensor, weights[tensor])
+    untouched = [n for n, _ in model.named_parameters() if n not in done]
+    return model.eval(), untouched
