@@ -48,7 +48,7 @@ def raw_outputs(reader, frame: np.ndarray, whole: bool = False):
             np.zeros(0, np.float32), np.zeros(0, np.float32)
     batch = crops(frame, centers, sides, reader.config.crop_size)
     geom = die_geometry(centers, sides / reader.config.crop_scale, frame.shape)
-    *outs, die = read_batch(reader.reader, batch, reader.config, geom)
+    *outs, die, _margin = read_batch(reader.reader, batch, reader.config, geom)
     # The runtime drops what the die-or-not head rejects; calibrate on what it keeps.
     keep = die >= reader.config.die_threshold if not whole else np.ones(len(die), bool)
     return (centers[keep], *(o[keep] for o in outs))

@@ -19,6 +19,7 @@ _SHAPES = {  # field -> (trailing shape, dtype)
     "tilt": ((), np.float32),
     "stacked": ((), np.float32),
     "det_score": ((), np.float32),
+    "up_margin": ((), np.float32),
 }
 
 
@@ -36,6 +37,10 @@ class Dice:
         tilt: (N,) float32, probability that the die is not flat (cocked).
         stacked: (N,) float32, probability that the die rests on another die.
         det_score: (N,) float32, detector confidence that this is a die.
+        up_margin: (N,) float32, the reader's estimate in degrees of how much nearer the
+            top face points up than the next face, read up to 45 (45 = 45 or more, as a
+            flat die's 90; under 10 the die rests on an edge, a void). NaN, the default,
+            when the reader has no such output.
     """
 
     centers: np.ndarray
@@ -46,11 +51,15 @@ class Dice:
     tilt: np.ndarray
     stacked: np.ndarray
     det_score: np.ndarray
+    up_margin: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = None
         for f in fields(self):
-            value = np.asarray(getattr(self, f.name))
+            value = getattr(self, f.name)
+            if value is None:  # an optional reading the reader did not make
+                value = np.full(n, np.nan)
+            value = np.asarray(value)
             tail, dtype = _SHAPES[f.name]
             if n is None:
                 n = value.shape[0] if value.ndim else -1

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import ReaderConfig
-from .decode import count_pips, decode_centres, sigmoid, softmax
+from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softmax
 from .dice import Dice
 from .images import check_frame
 from .preprocess import crops, die_geometry, letterbox
@@ -56,6 +56,15 @@ def die_probability(outs: dict) -> np.ndarray:
     return np.ones(len(outs["face_logits"]), np.float32)
 
 
+def up_margin(outs: dict) -> np.ndarray:
+    """(K,) the up margin in degrees from a reader's named outputs; NaN for a reader trained
+    before the output existed (session 11), which leaves the verdict's void test to the
+    face probabilities alone."""
+    if "margin_logit" in outs:
+        return np.asarray(sigmoid(outs["margin_logit"][:, 0]) * MARGIN_SPAN_DEG, np.float32)
+    return np.full(len(outs["face_logits"]), np.nan, np.float32)
+
+
 def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray | None = None):
     """The crop reader on a batch of crops, before the temperature.
 
@@ -67,7 +76,7 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
     Returns:
         (K, 6) float32 raw face logits, (K,) int8 pip reading (0: not a face), (K,) tilt,
         (K,) stacked and (K,) die-or-not probabilities (all 1 for a reader without the
-        die-or-not head).
+        die-or-not head), and (K,) up margin in degrees (NaN for a reader without it).
     """
     names = [o.name for o in session.get_outputs()]
     if geom is None:
@@ -80,7 +89,7 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
     pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
     return (np.asarray(outs["face_logits"], np.float32), pip_face,
             sigmoid(outs["tilt_logit"][:, 0]), sigmoid(outs["stacked_logit"][:, 0]),
-            die_probability(outs))
+            die_probability(outs), up_margin(outs))
 
 
 class DiceReader:
@@ -133,7 +142,7 @@ class DiceReader:
     def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool) -> Dice:
         cfg = self.config
         geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape)
-        logits, pip_face, tilt, stacked, die = read_batch(
+        logits, pip_face, tilt, stacked, die, margin = read_batch(
             self.reader, crops(frame, centers, sides, cfg.crop_size), cfg, geom)
         # The detector casts a wide net on its 320-pixel view; the reader, seeing each place
         # at full resolution, drops those that hold no die (models/reader.md).
@@ -143,4 +152,4 @@ class DiceReader:
         probs = softmax(logits[keep], cfg.temperature)
         return Dice(centers=centers[keep], boxes=boxes[keep], face=probs.argmax(1) + 1,
                     face_probs=probs, pip_face=pip_face[keep], tilt=tilt[keep],
-                    stacked=stacked[keep], det_score=scores[keep])
+                    stacked=stacked[keep], det_score=scores[keep], up_margin=margin[keep])

@@ -46,6 +46,21 @@ class VerdictConfig(BaseModel):
     void_margin: float = Field(0.35, ge=0.0, le=1.0,
                                description="a cocked die whose two best faces are closer than "
                                            "this rests on more than one side: void")
+    # A die on an edge (up margin under 10 degrees in the generated labels) is a void where a
+    # cocked die counts (623a.9(b), 675a.4(c)). The face classifier reads one face of such a
+    # die with p 0.98-0.99, so `void_margin` alone caught 2 of 27 on the tuning suite (session
+    # 10); the reader's margin output (session 11) measures the angle itself, coarsely: it
+    # reads dice 0-10 and 10-20 degrees from the edge alike (median 26 and 27 on the tuning
+    # suite). So a margin under `void_margin_deg` is a void, and one under `edge_review_deg`
+    # goes to review: the camera cannot tell whether it rests on one side or two. NaN
+    # margins (a reader without the output) cross neither line.
+    void_margin_deg: float = Field(10.0, ge=0.0, le=90.0,
+                                   description="a die whose estimated up margin is under this "
+                                               "many degrees rests on more than one side")
+    edge_review_deg: float = Field(30.0, ge=0.0, le=90.0,
+                                   description="a die whose estimated up margin is under this "
+                                               "may rest on an edge: review where a cocked die "
+                                               "counts, not flat where it is a no roll")
     stack_reach: float = Field(1.2, gt=0.0, le=5.0,
                                description="a die on a die has the die beneath it within this "
                                            "x its own side (centre to centre)")
@@ -254,8 +269,10 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
     for i in play:
         i = int(i)
         probs = np.sort(dice.face_probs[i])[::-1]
-        if dice.tilt[i] >= tilt_line:
-            if free[i] and dice.tilt[i] < cfg.unsupported_line:
+        margin = float(dice.up_margin[i])
+        void, on_edge = margin < cfg.void_margin_deg, margin < cfg.edge_review_deg
+        if dice.tilt[i] >= tilt_line or on_edge or void:
+            if free[i] and dice.tilt[i] < cfg.unsupported_line and not (on_edge or void):
                 reasons.append(Reason("flag_unsupported", VALID, sec["cocked"], (i,),
                                       f"tilt flag p={dice.tilt[i]:.3f} on a die with no die or "
                                       "wall within reach to lean on: it rests on the floor"))
@@ -263,10 +280,17 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                 reasons.append(Reason("cocked", NO_ROLL, sec["cocked"], (i,),
                                       "die not flat on the bottom of the shaker"))
                 continue
-            elif probs[0] - probs[1] < cfg.void_margin:
+            elif void or probs[0] - probs[1] < cfg.void_margin:
                 reasons.append(Reason("cocked_void", NO_ROLL, sec["void"], (i,),
-                                      "cocked die resting on more than one side: void"))
+                                      "cocked die resting on more than one side: void "
+                                      f"(up margin {margin:.0f} deg, best faces "
+                                      f"p={probs[0]:.2f} and {probs[1]:.2f})"))
                 continue
+            elif on_edge:
+                reasons.append(Reason("cocked_near_edge", REVIEW, sec["dispute"], (i,),
+                                      f"cocked die read {margin:.0f} deg from resting on an "
+                                      f"edge: it may rest on more than one side (void) or "
+                                      f"count as {int(dice.face[i])}"))
             else:
                 reasons.append(Reason("cocked_counts", VALID, sec["cocked"], (i,),
                                       f"cocked die counts as {int(dice.face[i])}, the face "

@@ -40,3 +40,14 @@ def test_confidence_and_json_contract():
 
 def test_empty_and_concat():
     assert len(Dice.concat([make(2), Dice.empty(), make(1)])) == 3
+
+
+def test_up_margin_is_optional_and_shape_checked():
+    """Readers before session 11 have no margin output: it is NaN, and kept row by row."""
+    d = make(3)
+    assert d.up_margin.shape == (3,) and np.isnan(d.up_margin).all()
+    given = Dice(**{**d.__dict__, "up_margin": np.array([90.0, 4.0, 30.0])})
+    assert given[given.up_margin < 10].face.tolist() == [2]
+    assert np.isnan(Dice.concat([d, given]).up_margin[:3]).all()
+    with pytest.raises(ValueError, match=r"Dice.up_margin: expected shape \(3,\)"):
+        Dice(**{**d.__dict__, "up_margin": np.zeros(2)})

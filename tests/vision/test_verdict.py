@@ -20,10 +20,12 @@ CRAPS, PROPS, HIGH = "craps", "props-and-hops", "high-roll-dice"
 
 
 def dice(*specs):
-    """Each spec: (x, y, face) plus optional keywords tilt, stacked, p, pips, second."""
+    """Each spec: (x, y, face) plus optional keywords tilt, stacked, p, pips, second, margin
+    (the reader's up margin in degrees; NaN, as from a reader without it, by default)."""
     n = len(specs)
     probs = np.full((n, 6), 0.0, np.float32)
-    out = {k: [] for k in ("centers", "boxes", "face", "pip_face", "tilt", "stacked")}
+    out = {k: [] for k in ("centers", "boxes", "face", "pip_face", "tilt", "stacked",
+                           "up_margin")}
     for k, (x, y, face, *extra) in enumerate(specs):
         kw = extra[0] if extra else {}
         p = kw.get("p", 0.999)
@@ -35,6 +37,7 @@ def dice(*specs):
         out["pip_face"].append(kw.get("pips", face))
         out["tilt"].append(kw.get("tilt", 0.0))
         out["stacked"].append(kw.get("stacked", 0.0))
+        out["up_margin"].append(kw.get("margin", np.nan))
     return Dice(face_probs=probs, det_score=np.ones(n), **{k: np.array(v).reshape(
         (n, 2) if k == "centers" else (n, 4) if k == "boxes" else (n,)) for k, v in out.items()})
 
@@ -65,6 +68,20 @@ ROWS = [
     ("675a.4(c) cocked on two sides: void", HIGH,
      [(30 * k + 10, 50, 2, {"tilt": 0.9, "p": 0.5, "second": 4} if k == 1 else {})
       for k in range(10)], NO_ROLL, "cocked_void"),
+    ("623a.9(b) on an edge, one face read sure: void", CRAPS,
+     [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 4.0})], NO_ROLL, "cocked_void"),
+    ("675a.4(c) on an edge, tilt flag faint: void", HIGH,
+     [(30 * k + 10, 50, 2, {"tilt": 0.02, "margin": 3.0} if k == 1 else {})
+      for k in range(10)], NO_ROLL, "cocked_void"),
+    ("668a.3(h) on an edge, tilt flag faint: not flat", PROPS,
+     [TWO[0], (200, 120, 5, {"tilt": 0.01, "margin": 5.0})], NO_ROLL, "cocked"),
+    ("623a.9(c) near an edge, one side or two: review", CRAPS,
+     [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 20.0})], REVIEW, "cocked_near_edge"),
+    ("675a.4(d) near an edge, one side or two: review", HIGH,
+     [(30 * k + 10, 50, 2, {"tilt": 0.3, "margin": 25.0} if k == 1 else {})
+      for k in range(10)], REVIEW, "cocked_near_edge"),
+    ("623a.9(b) leaning on one side, counts", CRAPS,
+     [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 40.0})], VALID, "cocked_counts"),
     ("623a.8(c)(3) at rest on the bank chips", CRAPS, [TWO[0], (450, 50, 6)], REVIEW,
      "rest_on_bank_chips"),
     ("623a.9(c) low confidence", CRAPS, [TWO[0], (200, 120, 5, {"p": 0.7})], REVIEW,
@@ -256,3 +273,22 @@ def test_support_rule_is_for_props_hops_only_623a_9_b():
     v = verdict(dice((100, 100, 3), (200, 150, 5, {"tilt": 0.2, "p": 0.55, "second": 2})),
                 profile(CRAPS), WALLED)
     assert v.status == NO_ROLL and "cocked_void" in {r.code for r in v.reasons}
+
+
+@pytest.mark.parametrize(("margin", "status"), [
+    (30.0, VALID), (29.99, REVIEW), (15.0, REVIEW), (14.99, NO_ROLL), (np.nan, VALID)])
+def test_void_margin_boundaries_623a_9_b(margin, status):
+    """Under `void_margin_deg` a cocked die rests on more than one side (623a.9(b)); under
+    `edge_review_deg` it may, and the boxperson decides (623a.9(c)); a reader without the
+    margin output (NaN) leaves the call to the face probabilities."""
+    cfg = VerdictConfig(void_margin_deg=15.0, edge_review_deg=30.0)
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": margin})), profile(CRAPS),
+                ZONES, cfg)
+    assert v.status == status
+
+
+def test_an_edge_die_is_not_lifted_by_the_support_rule_668a_3_h():
+    """A die read as resting on an edge is not flat whatever lies near it (668a.3(h))."""
+    v = verdict(dice((100, 100, 3), (250, 150, 5, {"tilt": 0.2, "margin": 2.0})),
+                profile(PROPS), WALLED)
+    assert v.status == NO_ROLL and "cocked" in {r.code for r in v.reasons}
