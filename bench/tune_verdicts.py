@@ -7,13 +7,19 @@ pair with the committed models (or `--models DIR`), then calls the verdict with 
 Use scenes of other seeds than the suite's (docs/verdicts.md used seeds 9200-9202):
 
     python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.15,0.25 \
-        --no-roll-tilt 0.05,0.1 --support 1.2,1.5 --det 0.25,0.35 --die 0.5 --views 1,4,8
+        --no-roll-tilt 0.05,0.1 --support 1.2,1.5 --void-deg 10,15,20 --det 0.25,0.35 \
+        --die 0.5 --views 1,4,8 --reads reads.pkl
+
+`--reads FILE` keeps the reads: a later run with the same file, models and reader settings
+sweeps the verdict's lines without reading the scenes again.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
+import pickle
 from pathlib import Path
 
 from bench_verdicts import SCENES, rates, truth, with_models, zones_of
@@ -41,40 +47,64 @@ def main() -> None:
     ap.add_argument("--support", type=_floats, default=[VerdictConfig().support_reach],
                     help="Props & Hops: reach, in die sides, of a die or wall that can hold "
                          "a die up")
+    ap.add_argument("--void-deg", type=_floats, default=[VerdictConfig().void_margin_deg],
+                    help="up margin, degrees, under which a die rests on an edge (void)")
+    ap.add_argument("--edge-deg", type=_floats, default=[VerdictConfig().edge_review_deg],
+                    help="up margin, degrees, under which a cocked die goes to review")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
                     default=[ReaderConfig().views], help="views per crop (vision/views.py)")
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector.onnx and reader.onnx (default: committed)")
+    ap.add_argument("--reads", type=Path, default=None,
+                    help="pickle of the reads, loaded when it matches, else written")
     args = ap.parse_args()
+    saved = _load(args.reads)
     print(f"{'det':>5} {'die':>5} {'views':>5} {'tilt':>5} {'stacked':>7} {'ph tilt':>7} "
-          f"{'unsafe not valid':>17} "
+          f"{'support':>7} {'void':>5} {'edge':>5} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
     for det, die, views in itertools.product(args.det, args.die, args.views):
-        reader = DiceReader(with_models(
-            ReaderConfig(det_threshold=det, die_threshold=die, views=views), args.models))
-        reads = []
-        for scene in SCENES:
-            for path, rec in load_folder(args.data / scene):
-                category, faces = truth(rec)
-                dice = reader.read(load_image(path.parent / rec.image))
-                reads.append((scene, rec, category, faces, dice))
-        _grid(reads, args.tilt, args.stacked, args.no_roll_tilt, args.support,
-              f"{det:>5} {die:>5} {views:>5}")
+        cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views),
+                          args.models)
+        key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
+               views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature)
+        if key not in saved:
+            reader, reads = DiceReader(cfg), []
+            for scene in SCENES:
+                for path, rec in load_folder(args.data / scene):
+                    category, faces = truth(rec)
+                    dice = reader.read(load_image(path.parent / rec.image))
+                    reads.append((scene, rec, category, faces, dice))
+            saved[key] = reads
+            if args.reads is not None:
+                args.reads.write_bytes(pickle.dumps(saved))
+        _grid(saved[key], args.tilt, args.stacked, args.no_roll_tilt, args.support,
+              args.void_deg, args.edge_deg, f"{det:>5} {die:>5} {views:>5}")
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _load(path: Path | None) -> dict:
+    """Reads kept by an earlier run (our own pickle, never a file from elsewhere)."""
+    return pickle.loads(path.read_bytes()) if path is not None and path.is_file() else {}
 
 
 def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list[float],
-          supports: list[float], prefix: str) -> None:
-    for tilt, stacked, ph, reach in itertools.product(tilts, stackeds, ph_tilts, supports):
+          supports: list[float], voids: list[float], edges: list[float], prefix: str) -> None:
+    for tilt, stacked, ph, reach, void, edge in itertools.product(tilts, stackeds, ph_tilts,
+                                                                  supports, voids, edges):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
-                            no_roll_tilt_threshold=ph, support_reach=reach)
+                            no_roll_tilt_threshold=ph, support_reach=reach,
+                            void_margin_deg=void, edge_review_deg=edge)
         calls = []
         for scene, rec, category, faces, dice in reads:
             v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
             calls.append((category, v.status, v.status == VALID and sorted(v.faces) != faces))
         n = rates(calls)
-        print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {reach:>7} "
+        print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {reach:>7} {void:>5} {edge:>5} "
               f"{100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10}")
