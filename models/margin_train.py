@@ -129,7 +129,7 @@ def train_margin(train: list[Sample], valid: list[Sample], init: Path, out: Path
     crops, geom = contract_crops(val)[:2]
     val_margin = np.concatenate([s.margin for s in val]) if val else np.zeros(0, np.float32)
     steps = max(1, len(epoch_order(cache, np.random.default_rng(0))) // batch_size)
-    log(event="cache", dice=int(len(cache.faces)), steps=steps, init=str(init))
+    log(event="cache", dice=len(cache.faces), steps=steps, init=str(init))
     last = epochs if stop_after is None else min(epochs, start + stop_after)
     for epoch in range(start, last):
         rng = seed_everything(seed, epoch + 1)
