@@ -269,10 +269,11 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
     for i in play:
         i = int(i)
         probs = np.sort(dice.face_probs[i])[::-1]
-        margin = float(dice.up_margin[i])
-        void, on_edge = margin < cfg.void_margin_deg, margin < cfg.edge_review_deg
-        if dice.tilt[i] >= tilt_line or on_edge or void:
-            if free[i] and dice.tilt[i] < cfg.unsupported_line and not (on_edge or void):
+        margin = float(dice.up_margin[i])  # NaN crosses no line
+        void = margin < cfg.void_margin_deg
+        near_edge = void or margin < cfg.edge_review_deg
+        if dice.tilt[i] >= tilt_line or near_edge:
+            if free[i] and dice.tilt[i] < cfg.unsupported_line and not near_edge:
                 reasons.append(Reason("flag_unsupported", VALID, sec["cocked"], (i,),
                                       f"tilt flag p={dice.tilt[i]:.3f} on a die with no die or "
                                       "wall within reach to lean on: it rests on the floor"))
@@ -281,15 +282,15 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                                       "die not flat on the bottom of the shaker"))
                 continue
             elif void or probs[0] - probs[1] < cfg.void_margin:
+                read = f"up margin {margin:.0f} deg" if void else \
+                    f"best faces p={probs[0]:.2f} and {probs[1]:.2f}"
                 reasons.append(Reason("cocked_void", NO_ROLL, sec["void"], (i,),
-                                      "cocked die resting on more than one side: void "
-                                      f"(up margin {margin:.0f} deg, best faces "
-                                      f"p={probs[0]:.2f} and {probs[1]:.2f})"))
+                                      f"cocked die resting on more than one side: void ({read})"))
                 continue
-            elif on_edge:
+            elif near_edge:
                 reasons.append(Reason("cocked_near_edge", REVIEW, sec["dispute"], (i,),
-                                      f"cocked die read {margin:.0f} deg from resting on an "
-                                      f"edge: it may rest on more than one side (void) or "
+                                      f"cocked die with an up margin of {margin:.0f} deg (0 on "
+                                      "an edge): it may rest on more than one side (void) or "
                                       f"count as {int(dice.face[i])}"))
             else:
                 reasons.append(Reason("cocked_counts", VALID, sec["cocked"], (i,),
