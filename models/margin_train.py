@@ -79,8 +79,10 @@ def epoch_order(cache: CropCache, rng: np.random.Generator) -> np.ndarray:
 
 @torch.no_grad()
 def scores(model: Reader, crops: np.ndarray, geom: np.ndarray, margin: np.ndarray) -> dict:
-    """Mean absolute error in degrees over tilted dice, and how well the margin ranks voids
-    (AUC of a low margin for dice under VOID_DEG against every other labelled die)."""
+    """Mean absolute difference in degrees between the margin read (capped at
+    MARGIN_SPAN_DEG) and the label (not capped) over dice labelled under TILTED_DEG, and how
+    well the margin ranks voids (AUC of a low margin for dice under VOID_DEG against every
+    other labelled die). The model that was committed was chosen on these two as they are."""
     model.eval()
     pred = torch.cat([torch.sigmoid(margin_logit(model, torch.from_numpy(crops[i : i + 256]),
                                                  torch.from_numpy(geom[i : i + 256])))[:, 0]
