@@ -64,7 +64,8 @@ def main() -> None:
             t2 = np.quantile(neg, 0.98)
             print(f"{folder.name:<16} {head:<8} {len(pos):>4} {auc(pos, neg):>6.3f} {at} "
                   f"{(pos > t2).mean():>10.1%}")
-    print("columns @t: recall / false-flag rate at threshold t (void: margin under t degrees)")
+    print("columns @t: recall / false-flag rate at threshold t; void rows: at a margin under "
+          + " / ".join(f"{t:g}" for t in VOID_LINES) + " degrees, recall@2% by a low margin")
 
 
 def _void_row(name: str, margin: np.ndarray, label: np.ndarray) -> None:
