@@ -48,10 +48,12 @@ def reader_from_onnx(path: Path | str, model: Reader | None = None) -> tuple[Rea
     modules = dict(model.named_modules())
     convs = [n for n, m in modules.items() if isinstance(m, nn.Conv2d)]
     done: set[str] = set()
+    tensors = {**dict(model.named_parameters()), **dict(model.named_buffers())}
 
     def put(name: str, value: np.ndarray) -> None:
-        param = model.get_parameter(name) if name in dict(model.named_parameters()) \
-            else model.get_buffer(name)
+        if name not in tensors:
+            raise ValueError(f"{name}: no such weight in the model")
+        param = tensors[name]
         if tuple(param.shape) != value.shape:
             raise ValueError(f"{name}: model {tuple(param.shape)}, file {value.shape}")
         with torch.no_grad():
