@@ -87,3 +87,10 @@ def test_margin_loss_trains_no_layer_the_other_outputs_use() -> None:
     model(torch.rand(2, 3, 64, 64), torch.zeros(2, 3))[5].sum().backward()
     assert model.b16[0][0].weight.grad is None and model.flag8[0][0].weight.grad is None
     assert model.margin8[0][0].weight.grad is not None
+
+
+def test_a_file_that_is_not_a_reader_is_refused_by_name() -> None:
+    from dicecall.models.onnx_import import reader_from_onnx
+
+    with pytest.raises(ValueError, match="stem.0.0/Conv: matches no module"):
+        reader_from_onnx(Path(__file__).parents[2] / "models" / "detector.onnx")
