@@ -42,6 +42,10 @@ def generate(
     rare: Annotated[
         float, typer.Option(help="multiplier of the forced stacked/cocked/touching/out poses")
     ] = 1.0,
+    stack_offset: Annotated[
+        float, typer.Option(help="largest offset of a die dropped on another, x its side "
+                                 "(0.15: the die on top hides the one beneath)")
+    ] = 0.15,
 ) -> None:
     """Throws dice with pybullet, renders them and writes NAME.jpg + NAME.json pairs."""
     from pydantic import ValidationError
@@ -59,6 +63,7 @@ def generate(
             height=height,
             workers=workers,
             rare=rare,
+            stack_offset=stack_offset,
         )
     except ValidationError as exc:
         raise _fail(exc) from exc

@@ -34,6 +34,12 @@ class GenerateConfig(BaseModel):
     rare: float = Field(1.0, ge=0.0, le=10.0,
                         description="multiplier of the forced rare poses (stacked, cocked, "
                                     "touching, out of zone); 1 = the natural mix")
+    # The default is placements.STACK_OFFSET, written out: this module stays free of pybullet
+    # until a worker starts.
+    stack_offset: float = Field(0.15, ge=0.0, le=0.6,
+                                description="largest offset of a die dropped on another, x "
+                                            "its side; 0.15 = the natural mix, where the die "
+                                            "on top hides the one beneath")
 
 
 def _worker_init() -> None:
@@ -47,14 +53,15 @@ def _worker_init() -> None:
     _SIM = Sim()
 
 
-def _one(args: tuple[str, int, int, int, int, str, float]) -> str:
+def _one(args: tuple[str, int, int, int, int, str, float, float]) -> str:
     """Renders scene `index` and writes NAME.jpg and NAME.json; returns NAME."""
     from dicecall.datasets.scene import make_scene, scene_seed
 
-    kind, seed, index, width, height, out, rare = args
+    kind, seed, index, width, height, out, rare, stack_offset = args
     if _SIM is None:
         _worker_init()
-    jpeg, rec = make_scene(_SIM, kind, scene_seed(seed, index), width, height, rare)
+    jpeg, rec = make_scene(_SIM, kind, scene_seed(seed, index), width, height, rare,
+                           stack_offset)
     name = f"{kind}_{index:07d}"
     rec.image = name + ".jpg"
     Path(out, rec.image).write_bytes(jpeg)
@@ -74,7 +81,8 @@ def generate(cfg: GenerateConfig, progress: bool = True) -> list[str]:
     """
     cfg.out.mkdir(parents=True, exist_ok=True)
     jobs = [
-        (cfg.scene, cfg.seed, cfg.start + i, cfg.width, cfg.height, str(cfg.out), cfg.rare)
+        (cfg.scene, cfg.seed, cfg.start + i, cfg.width, cfg.height, str(cfg.out), cfg.rare,
+         cfg.stack_offset)
         for i in range(cfg.count)
     ]
     workers = cfg.workers or os.cpu_count() or 1

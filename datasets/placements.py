@@ -160,11 +160,17 @@ def lean(sim: Sim, layout: Layout, i: int, rng: np.random.Generator) -> None:
     sim.set_pose(i, centre, matrix_to_quat(r))
 
 
-def stack(sim: Sim, i: int, j: int, rng: np.random.Generator) -> None:
-    """Drops die i flat onto die j from just above it."""
+STACK_OFFSET = 0.15  # the natural mix's largest offset of a dropped die, x the side below
+
+
+def stack(sim: Sim, i: int, j: int, rng: np.random.Generator,
+          offset_max: float = STACK_OFFSET) -> None:
+    """Drops die i flat onto die j from just above it, its centre moved by up to
+    `offset_max` of j's side. Near the centre the top die hides the one beneath from a camera
+    above; towards 0.5 both show, as a die resting on the edge of another's face."""
     pj, qj = sim.pose(j)
     top = pj[2] + float(np.max((cube_corners(sim.styles[j].size_mm) @ quat_to_matrix(qj).T)[:, 2]))
-    offset = rng.uniform(-0.15, 0.15, 2) * sim.styles[j].size_mm
+    offset = rng.uniform(-offset_max, offset_max, 2) * sim.styles[j].size_mm
     pos = [pj[0] + offset[0], pj[1] + offset[1], top + sim.styles[i].size_mm / 2 + 0.5]
     sim.set_pose(i, pos, matrix_to_quat(flat_rotation(rng)))
 
@@ -218,11 +224,13 @@ def touch(sim: Sim, layout: Layout, i: int, j: int, rng: np.random.Generator) ->
     sim.set_pose(i, pos, matrix_to_quat(r))
 
 
-def force(sim: Sim, layout: Layout, rng: np.random.Generator, rare: float = 1.0) -> list[str]:
+def force(sim: Sim, layout: Layout, rng: np.random.Generator, rare: float = 1.0,
+          stack_offset: float = STACK_OFFSET) -> list[str]:
     """Applies a random set of forced placements, each to a different die.
 
     `rare` multiplies every FORCE_PROBABILITY (capped at 1): training sets for the tilt and
     die-on-die heads need more of these poses than the suites that score the verdicts.
+    `stack_offset` is `stack`'s largest offset.
 
     Returns:
         Names of the placements applied, e.g. ["stack:1on0", "lean:0"], for the record.
@@ -243,6 +251,7 @@ def force(sim: Sim, layout: Layout, rng: np.random.Generator, rare: float = 1.0)
             j = int([k for k in range(n) if k != i][int(rng.integers(n - 1))])
             if j in free:
                 free.remove(j)
-            (stack(sim, i, j, rng) if name == "stack" else touch(sim, layout, i, j, rng))
+            (stack(sim, i, j, rng, stack_offset) if name == "stack"
+             else touch(sim, layout, i, j, rng))
             done.append(f"{name}:{i}:{j}")
     return done

@@ -16,7 +16,7 @@ from dicecall.datasets.labels import die_label
 from dicecall.datasets.layouts import CHIP_DIAMETER_MM, Layout, sample_layout
 from dicecall.datasets.painter import Painter
 from dicecall.datasets.physics import Sim, build_layout
-from dicecall.datasets.placements import floor_z, force, throw
+from dicecall.datasets.placements import STACK_OFFSET, floor_z, force, throw
 from dicecall.datasets.render import (
     DieLook,
     Look,
@@ -121,7 +121,8 @@ def _look(kind: str, rng: np.random.Generator) -> Look:
     )
 
 
-def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0):
+def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0,
+             stack_offset: float = STACK_OFFSET):
     """Builds the table, throws and settles the dice, applies forced placements.
 
     Returns:
@@ -136,14 +137,15 @@ def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0):
         sim.add_die(st, [0.0, 0.0, 500.0], [0, 0, 0, 1])
     throw(sim, layout, rng)
     sim.settle(4.0)
-    forced = force(sim, layout, rng, rare)
+    forced = force(sim, layout, rng, rare, stack_offset)
     if forced:
         sim.settle(3.0)
     return layout, game, roll, styles, forced, sim.states()
 
 
 def make_scene(
-    sim: Sim, kind: str, seed: int, width: int = 640, height: int = 480, rare: float = 1.0
+    sim: Sim, kind: str, seed: int, width: int = 640, height: int = 480, rare: float = 1.0,
+    stack_offset: float = STACK_OFFSET,
 ) -> tuple[bytes, SceneRecord]:
     """Simulates, renders and labels one scene.
 
@@ -153,12 +155,13 @@ def make_scene(
         seed: the scene seed (see `scene_seed`).
         width, height: image size in pixels.
         rare: multiplier of the forced placement probabilities (`placements.force`).
+        stack_offset: largest offset of a die dropped on another, x its side.
 
     Returns:
         (JPEG bytes, record with `image` left empty for the caller to name).
     """
     rng = np.random.default_rng(seed)
-    layout, game, roll, styles, forced, states = simulate(sim, kind, rng, rare)
+    layout, game, roll, styles, forced, states = simulate(sim, kind, rng, rare, stack_offset)
     pos = np.array([s.position_mm for s in states])
     size = max(st.size_mm for st in styles)
     in_view = pos[np.linalg.norm(pos[:, :2] - pos[:, :2].mean(axis=0), axis=1) < 400]

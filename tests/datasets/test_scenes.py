@@ -181,3 +181,19 @@ def test_a_die_on_the_bank_chips_lies_inside_the_bank_zone_623a_8_c_3(sim, index
     assert inside(centres, rec.zones["bank_chips"]).all()
     # Pixels to 0.1, as every other zone: no float32 noise (748.5999755859375) in the labels.
     assert all(round(v, 1) == v for pt in rec.zones["bank_chips"] for v in pt)
+
+
+def test_offset_stack_rests_on_the_edge_of_the_die_below(sim):
+    """`--stack-offset` drops the die off the lower one's centre, so a camera above sees
+    both (the natural 0.15 hides the lower die); it is still labelled resting on it."""
+    offsets = []
+    for seed in range(6):
+        layout = _throwbox(sim)
+        stack(sim, 1, 0, np.random.default_rng(seed), offset_max=0.45)
+        sim.settle(2.0)
+        dice = _labels(sim, layout)
+        (p0, _), (p1, _) = sim.pose(0), sim.pose(1)
+        if dice[1].stacked:
+            assert dice[1].resting_on == 0
+            offsets.append(np.hypot(*(np.asarray(p1[:2]) - p0[:2])) / 19.0)
+    assert len(offsets) >= 5 and max(offsets) > 0.35
