@@ -208,9 +208,9 @@ def test_stacked_flag_stands_when_a_die_is_missing_623a_8_b():
     assert {"die_on_die", "die_missing"} <= {r.code for r in v.reasons}
 
 
-@pytest.mark.parametrize(("dx", "status"), [(24.0, NO_ROLL), (24.5, VALID)])
+@pytest.mark.parametrize(("dx", "status"), [(20.0, NO_ROLL), (20.5, VALID)])
 def test_stack_reach_boundary(dx, status):
-    """Boxes are 20 px: the die beneath must be within 1.2 x 20 = 24 px, centre to centre."""
+    """Boxes are 20 px: the die beneath must be within 1.0 x 20 = 20 px, centre to centre."""
     v = verdict(dice((100, 100, 3), (100 + dx, 100, 4, STACKED)), profile(CRAPS), ZONES)
     assert v.status == status
 
