@@ -38,8 +38,10 @@ def train(
         list[Path] | None, typer.Option("--valid", help="Validation folders; repeat.")
     ] = None,
     stage: Annotated[str, typer.Option(
-        "--stage", help="detector, reader, both, or margin: the reader's up-margin branch "
-                        "alone, on the reader named by --init (models/margin_train.py).")] = "both",
+        "--stage", help="detector, reader, both; margin: the reader's up-margin branch alone, "
+                        "on the reader named by --init (models/margin_train.py); flags: its "
+                        "tilt, stacked and margin layers fine-tuned on that reader "
+                        "(models/flags_train.py).")] = "both",
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from last.pt of each stage.")
     ] = False,
@@ -57,7 +59,7 @@ def train(
     ] = None,
     init: Annotated[
         Path | None,
-        typer.Option("--init", help="--stage margin: the reader ONNX it trains on (default: "
+        typer.Option("--init", help="--stage margin or flags: the reader ONNX it trains on (default: "
                      "the committed reader.onnx)."),
     ] = None,
     synth_per_real: Annotated[
@@ -69,8 +71,8 @@ def train(
     from dicecall.models.data import load_folder
     from dicecall.models.trainloop import setup_torch
 
-    if stage not in ("detector", "reader", "both", "margin"):
-        raise typer.BadParameter(f"--stage {stage}: detector, reader, both or margin")
+    if stage not in ("detector", "reader", "both", "margin", "flags"):
+        raise typer.BadParameter(f"--stage {stage}: detector, reader, both, margin or flags")
     setup_torch(threads)
     train_set = [s for d in data for s in load_folder(d)]
     valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
@@ -99,6 +101,11 @@ def train(
 
         train_margin(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
                      reader_epochs, seed, resume)
+    if stage == "flags":
+        from dicecall.models.flags_train import train_flags
+
+        train_flags(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
+                    reader_epochs, seed, resume)
 
 
 def export(

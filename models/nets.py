@@ -150,10 +150,15 @@ class Reader(nn.Module):
         p16 = self.pip16(f16) + F.interpolate(self.pip8(f16), scale_factor=2.0, mode="nearest")
         pip = self.pip_lat(f32) + F.interpolate(p16, scale_factor=2.0, mode="nearest")
         pip_heatmap = torch.sigmoid(self.pip32(pip))
-        h8 = self.flag8(f16)
-        flags = self.flags(torch.cat([self.flag4(h8).flatten(1), self.geom(geom)], 1))
+        h8, flags = self.flag_head(f16, geom)
         return (self.face(g), pip_heatmap, flags[:, :1], flags[:, 1:2], self.die(g),
                 self.margin_head(f16.detach(), f8.detach(), h8.detach(), geom))
+
+    def flag_head(self, f16: torch.Tensor, geom: torch.Tensor
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(the flags' 8x8 features, [N, 2] tilt and stacked logits) from the 16x16 ones."""
+        h8 = self.flag8(f16)
+        return h8, self.flags(torch.cat([self.flag4(h8).flatten(1), self.geom(geom)], 1))
 
     def margin_head(self, f16: torch.Tensor, f8: torch.Tensor, h8: torch.Tensor,
                     geom: torch.Tensor) -> torch.Tensor:

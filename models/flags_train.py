@@ -1,0 +1,198 @@
+"""Fine-tuning the reader's flags and up margin on its frozen rest (`--stage flags`).
+
+Why (session 12, docs/verdicts.md): on a tuning suite the committed reader put the tilt
+probability of 37 % of the flat dice in the shaker at or above the Props & Hops no-roll line
+(0.05), and the stacked probability of 30 % above 0.35; a good roll there was called valid
+one time in five. The flags were one loss of six in the reader's recipe and saw a flat die
+only when the draw of plain dice picked it. This stage trains the flag layers (and the
+margin branch, which reads their 8x8 features) alone, starting from the committed weights,
+on every flagged synthetic die and, several times over, on the flat dice the starting reader
+flags: faces, pips and die-or-not do not move.
+
+The start is the committed ONNX read back into torch (`onnx_import.py`); its batch norms are
+folded, so every layer stays in eval mode and only weights and biases train.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from dicecall.models.contract import crops_to_input
+from dicecall.models.crops import CropCache, build_cache, random_crop
+from dicecall.models.data import Sample
+from dicecall.models.margin_train import PARTS as MARGIN_PARTS
+from dicecall.models.margin_train import scores as margin_scores
+from dicecall.models.nets import Reader
+from dicecall.models.onnx_import import reader_from_onnx
+from dicecall.models.read_train import _masked_bce, contract_crops, make_batch
+from dicecall.models.trainloop import (
+    RunLog,
+    load_checkpoint,
+    save_checkpoint,
+    seed_everything,
+    train_epoch,
+)
+
+PARTS = ("flag8", "flag4", "geom", "flags", *MARGIN_PARTS)
+# A flat die is "hard" when the starting reader raises either flag on it where a verdict
+# would act: the Props & Hops tilt line and a little under the stacked line (vision/verdict.py).
+HARD_TILT, HARD_STACKED = 0.05, 0.25
+HARD_REPEAT = 3  # each hard flat die appears this often per epoch
+FLAG_REPEAT = 2  # each cocked or stacked die appears this often per epoch
+PLAIN = 8000  # other flat dice drawn afresh each epoch
+
+
+def trainable(model: Reader) -> list[torch.nn.Parameter]:
+    """Freezes every layer but the flags' and the margin's; returns their parameters."""
+    keep = []
+    for name, p in model.named_parameters():
+        p.requires_grad = name.split(".")[0] in PARTS
+        if p.requires_grad:
+            keep.append(p)
+    return keep
+
+
+def flag_outputs(model: Reader, crops: torch.Tensor, geom: torch.Tensor
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(tilt, stacked, margin) logits: the frozen layers without a graph, then the heads."""
+    with torch.no_grad():
+        f16 = model.b16(model.b32(crops))
+        f8 = model.b8(f16)
+    h8, flags = model.flag_head(f16, geom)
+    return flags[:, :1], flags[:, 1:2], model.margin_head(f16, f8, h8.detach(), geom)
+
+
+def flags_loss(model: Reader, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict]:
+    """Tilt, stacked and margin BCE over the dice that carry each label."""
+    tilt, stacked, margin = flag_outputs(model, batch["crops"], batch["geom"])
+    lt = _masked_bce(tilt, batch["tilt"])
+    ls = _masked_bce(stacked, batch["stacked"])
+    lm = _masked_bce(margin, batch["margin"])
+    return lt + ls + lm, {"tilt": lt.item(), "stacked": ls.item(), "margin": lm.item()}
+
+
+@torch.no_grad()
+def _probs(model: Reader, crops: np.ndarray, geom: np.ndarray) -> np.ndarray:
+    """[D, 2] tilt and stacked probabilities, in batches."""
+    out = []
+    for i in range(0, len(crops), 256):
+        t, s, _ = flag_outputs(model, torch.from_numpy(crops[i : i + 256]),
+                               torch.from_numpy(geom[i : i + 256]))
+        out.append(torch.sigmoid(torch.cat([t, s], 1)).numpy())
+    return np.concatenate(out) if out else np.zeros((0, 2), np.float32)
+
+
+def mine_hard(model: Reader, cache: CropCache, flat: np.ndarray, seed: int) -> np.ndarray:
+    """The flat dice (indices into the cache) on which the model raises a flag, each seen in
+    one augmented crop as training sees it."""
+    rng = np.random.default_rng(seed)
+    hard = []
+    for i in range(0, len(flat), 512):
+        idx = flat[i : i + 512]
+        crops, _, geom = zip(*(random_crop(cache, int(k), rng) for k in idx), strict=True)
+        p = _probs(model, crops_to_input(np.stack(crops)), np.stack(geom).astype(np.float32))
+        hard.append(idx[(p[:, 0] >= HARD_TILT) | (p[:, 1] >= HARD_STACKED)])
+    return np.concatenate(hard) if hard else np.zeros(0, np.int64)
+
+
+def split(cache: CropCache) -> tuple[np.ndarray, np.ndarray]:
+    """(flagged, flat): synthetic dice with both flag labels, cocked or stacked, or neither."""
+    known = (cache.is_die > 0.5) & ~np.isnan(cache.tilt) & ~np.isnan(cache.stacked)
+    flagged = known & ((cache.tilt > 0.5) | (cache.stacked > 0.5))
+    return np.nonzero(flagged)[0], np.nonzero(known & ~flagged)[0]
+
+
+def epoch_order(flagged: np.ndarray, flat: np.ndarray, hard: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+    """Flagged dice FLAG_REPEAT times, hard flat dice HARD_REPEAT times, PLAIN other flat
+    dice drawn afresh, shuffled."""
+    others = np.setdiff1d(flat, hard)
+    if len(others) > PLAIN:
+        others = rng.choice(others, PLAIN, replace=False)
+    return rng.permutation(np.concatenate([np.tile(flagged, FLAG_REPEAT),
+                                           np.tile(hard, HARD_REPEAT), others]))
+
+
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """Probability that a positive scores above a negative (ties count half)."""
+    if len(pos) == 0 or len(neg) == 0:
+        return float("nan")
+    allv = np.concatenate([pos, neg])
+    ranks = np.empty(len(allv))
+    order = np.argsort(allv, kind="mergesort")
+    ranks[order] = np.arange(1, len(allv) + 1)
+    for v in np.unique(allv):  # average ranks of ties
+        tie = allv == v
+        if tie.sum() > 1:
+            ranks[tie] = ranks[tie].mean()
+    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+
+
+def scores(model: Reader, crops: np.ndarray, geom: np.ndarray, flags: np.ndarray) -> dict:
+    """AUC of each flag over the validation dice that carry its label, and the share of flat
+    dice (neither flag) raised at the hard lines, as the verdict would act on them."""
+    p = _probs(model, crops, geom)
+    out = {}
+    for k, name in enumerate(("tilt", "stacked")):
+        known = ~np.isnan(flags[:, k])
+        out[f"{name}_auc"] = auc(p[known & (flags[:, k] > 0.5), k],
+                                 p[known & (flags[:, k] <= 0.5), k])
+    flat = (flags[:, 0] == 0) & (flags[:, 1] == 0)
+    out["flat_raised"] = float(((p[flat, 0] >= HARD_TILT) | (p[flat, 1] >= HARD_STACKED)).mean()
+                               ) if flat.any() else float("nan")
+    return out
+
+
+def train_flags(train: list[Sample], valid: list[Sample], init: Path, out: Path, epochs: int,
+                seed: int, resume: bool, batch_size: int = 128, lr: float = 1e-3,
+                stop_after: int | None = None) -> Path:
+    """Fine-tunes the flags and margin of the reader in `init` (ONNX); returns best.pt's path.
+
+    The best epoch has the highest mean of the two flag AUCs on `valid`; the margin's void
+    AUC and error are logged beside them. The checkpoints hold the whole reader.
+
+    Raises:
+        ValueError: `init` lacks a layer this stage fine-tunes or keeps.
+    """
+    log = RunLog(out)
+    model, untouched = reader_from_onnx(init)
+    if untouched:
+        raise ValueError(f"{init}: lacks {sorted({n.split('.')[0] for n in untouched})}; "
+                         "this stage fine-tunes a reader that has every layer")
+    seed_everything(seed)
+    opt = torch.optim.AdamW(trainable(model), lr=lr, weight_decay=5e-4)
+    cache = build_cache([s for s in train if s.source.startswith("synthetic")])
+    flagged, flat = split(cache)
+    hard = mine_hard(model, cache, flat, seed)
+    val = [s for s in valid if s.source.startswith("synthetic") and s.margin is not None]
+    crops, geom, _, flags = contract_crops(val)
+    val_margin = np.concatenate([s.margin for s in val]) if val else np.zeros(0, np.float32)
+    start, best = 0, -np.inf
+    if resume and (out / "last.pt").is_file():
+        start, best, _ = load_checkpoint(out / "last.pt", model, opt)
+        log(event="resume", epoch=start)
+    model.eval()  # folded batch norms: statistics and all stay as exported
+    steps = max(1, len(epoch_order(flagged, flat, hard, np.random.default_rng(0))) // batch_size)
+    log(event="cache", dice=len(cache.faces), flagged=len(flagged), flat=len(flat),
+        hard=len(hard), steps=steps, init=str(init), **scores(model, crops, geom, flags))
+    last = epochs if stop_after is None else min(epochs, start + stop_after)
+    for epoch in range(start, last):
+        rng = seed_everything(seed, epoch + 1)
+        order = epoch_order(flagged, flat, hard, rng)
+        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
+                   for b in range(steps)]
+        train_epoch(model, opt, batches, flags_loss, epoch, epochs, lr, log, 20)
+        s = scores(model, crops, geom, flags)
+        s.update(margin_scores(model, crops, geom, val_margin))
+        model.eval()
+        log(event="valid", epoch=epoch + 1, **s)
+        score = np.nanmean([s["tilt_auc"], s["stacked_auc"]])
+        if score > best:
+            best = score
+            save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
+        save_checkpoint(out / "last.pt", model, opt, epoch + 1, best)
+    return out / "best.pt"

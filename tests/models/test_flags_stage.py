@@ -1,0 +1,85 @@
+"""`--stage flags`: the tilt, stacked and margin layers fine-tuned on a frozen reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from dicecall.models.crops import build_cache  # noqa: E402
+from dicecall.models.data import load_folder  # noqa: E402
+from dicecall.models.flags_train import (  # noqa: E402
+    FLAG_REPEAT,
+    HARD_REPEAT,
+    auc,
+    epoch_order,
+    split,
+)
+from dicecall.models.nets import Reader  # noqa: E402
+
+FRAMES = Path(__file__).parents[1] / "data" / "frames"
+COMMITTED = Path(__file__).parents[2] / "models" / "reader.onnx"
+
+
+def test_auc_counts_pairs_and_ties_half() -> None:
+    rng = np.random.default_rng(5)
+    pos, neg = rng.integers(0, 5, 40).astype(float), rng.integers(0, 4, 60).astype(float)
+    pairs = (pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean()
+    assert auc(pos, neg) == pytest.approx(pairs)
+    assert np.isnan(auc(pos, neg[:0]))
+
+
+def test_epoch_holds_flagged_twice_hard_flat_three_times_and_no_unlabelled_die(
+        toy_yolo: Path) -> None:
+    cache = build_cache(load_folder(FRAMES) + load_folder(toy_yolo)[:2])
+    flagged, flat = split(cache)
+    assert len(flat) and not np.isin(np.nonzero(cache.real)[0], np.r_[flagged, flat]).any()
+    assert (np.nan_to_num(cache.tilt[flat]) == 0).all() and (cache.stacked[flat] == 0).all()
+    hard = flat[:2]
+    order = epoch_order(flagged, flat, hard, np.random.default_rng(0))
+    counts = np.bincount(order, minlength=len(cache.faces))
+    assert (counts[flagged] == FLAG_REPEAT).all() and (counts[hard] == HARD_REPEAT).all()
+    assert (counts[np.setdiff1d(flat, hard)] == 1).all() and counts[cache.real].sum() == 0
+
+
+def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
+        tmp_path: Path) -> None:
+    """On the committed reader: face, pips and die-or-not stay those of reader.onnx to 1e-4,
+    the flag layers move, the shared layers do not, and a resumed run equals a whole one."""
+    import onnxruntime as ort
+
+    from dicecall.models.flags_train import train_flags
+    from dicecall.models.onnx_import import reader_from_onnx
+    from dicecall.models.trainloop import load_checkpoint, setup_torch
+
+    setup_torch(1)
+    data = load_folder(FRAMES)
+    kw = {"epochs": 2, "seed": 1, "batch_size": 4, "lr": 3e-3}
+    train_flags(data, data, COMMITTED, tmp_path / "full", resume=False, **kw)
+    train_flags(data, data, COMMITTED, tmp_path / "part", resume=False, stop_after=1, **kw)
+    train_flags(data, data, COMMITTED, tmp_path / "part", resume=True, **kw)
+    full, part = (torch.load(tmp_path / r / "last.pt", weights_only=False)["model"]
+                  for r in ("full", "part"))
+    assert all(torch.equal(full[k], part[k]) for k in full)
+
+    model = Reader()
+    load_checkpoint(tmp_path / "full" / "last.pt", model)
+    model.eval()
+    rng = np.random.default_rng(0)
+    crops = rng.random((5, 3, 64, 64), np.float32)
+    geom = rng.normal(0, 0.2, (5, 3)).astype(np.float32)
+    names = ("face_logits", "pip_heatmap", "tilt_logit", "stacked_logit", "die_logit")
+    onnx_outs = dict(zip(names, ort.InferenceSession(str(COMMITTED)).run(
+        list(names), {"crops": crops, "geom": geom}), strict=True))
+    with torch.no_grad():
+        face, pips, tilt, stacked, die, _ = model(torch.from_numpy(crops), torch.from_numpy(geom))
+    for name, out in (("face_logits", face), ("pip_heatmap", pips), ("die_logit", die)):
+        assert np.abs(onnx_outs[name] - out.numpy()).max() < 1e-4, name
+    start = reader_from_onnx(COMMITTED)[0].state_dict()
+    assert not torch.equal(full["flags.2.weight"], start["flags.2.weight"])
+    assert torch.equal(full["b16.0.0.weight"], start["b16.0.0.weight"])
+    assert torch.equal(full["b16.0.1.running_var"], start["b16.0.1.running_var"])
+    assert torch.equal(full["flag8.0.1.running_mean"], start["flag8.0.1.running_mean"])
