@@ -59,8 +59,8 @@ def train(
     ] = None,
     init: Annotated[
         Path | None,
-        typer.Option("--init", help="--stage margin or flags: the reader ONNX it trains on (default: "
-                     "the committed reader.onnx)."),
+        typer.Option("--init", help="--stage margin or flags: the reader ONNX it trains on "
+                     "(default: the committed reader.onnx)."),
     ] = None,
     synth_per_real: Annotated[
         float, typer.Option("--synth-per-real", help="Reader: plain synthetic dice per real die "

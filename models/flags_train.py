@@ -26,6 +26,7 @@ from dicecall.models.crops import CropCache, build_cache, random_crop
 from dicecall.models.data import Sample
 from dicecall.models.margin_train import PARTS as MARGIN_PARTS
 from dicecall.models.margin_train import scores as margin_scores
+from dicecall.models.margin_train import trainable
 from dicecall.models.nets import Reader
 from dicecall.models.onnx_import import reader_from_onnx
 from dicecall.models.read_train import _masked_bce, contract_crops, make_batch
@@ -44,16 +45,6 @@ HARD_TILT, HARD_STACKED = 0.05, 0.25
 HARD_REPEAT = 3  # each hard flat die appears this often per epoch
 FLAG_REPEAT = 2  # each cocked or stacked die appears this often per epoch
 PLAIN = 8000  # other flat dice drawn afresh each epoch
-
-
-def trainable(model: Reader) -> list[torch.nn.Parameter]:
-    """Freezes every layer but the flags' and the margin's; returns their parameters."""
-    keep = []
-    for name, p in model.named_parameters():
-        p.requires_grad = name.split(".")[0] in PARTS
-        if p.requires_grad:
-            keep.append(p)
-    return keep
 
 
 def flag_outputs(model: Reader, crops: torch.Tensor, geom: torch.Tensor
@@ -164,7 +155,7 @@ def train_flags(train: list[Sample], valid: list[Sample], init: Path, out: Path,
         raise ValueError(f"{init}: lacks {sorted({n.split('.')[0] for n in untouched})}; "
                          "this stage fine-tunes a reader that has every layer")
     seed_everything(seed)
-    opt = torch.optim.AdamW(trainable(model), lr=lr, weight_decay=5e-4)
+    opt = torch.optim.AdamW(trainable(model, PARTS), lr=lr, weight_decay=5e-4)
     cache = build_cache([s for s in train if s.source.startswith("synthetic")])
     flagged, flat = split(cache)
     hard = mine_hard(model, cache, flat, seed)

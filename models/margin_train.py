@@ -35,11 +35,11 @@ TILTED_DEG = 60.0  # dice under this margin (tilted past about 15 degrees) appea
 PLAIN = 6000  # other synthetic dice drawn afresh each epoch
 
 
-def trainable(model: Reader) -> list[torch.nn.Parameter]:
-    """Freezes every layer but the margin branch's; returns the branch's parameters."""
+def trainable(model: Reader, parts: tuple[str, ...] = PARTS) -> list[torch.nn.Parameter]:
+    """Freezes every layer but those of `parts` (the margin branch's); returns theirs."""
     keep = []
     for name, p in model.named_parameters():
-        p.requires_grad = name.split(".")[0] in PARTS
+        p.requires_grad = name.split(".")[0] in parts
         if p.requires_grad:
             keep.append(p)
     return keep

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -56,3 +57,30 @@ def toy_yolo(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ]
         (root / "labels" / f"toy_{i}.txt").write_text("\n".join(rows) + "\n")
     return root
+
+
+@pytest.fixture()
+def onnx_and_checkpoint() -> Callable[[Path, Path], tuple[list[np.ndarray], list[np.ndarray]]]:
+    """Reads five random crops with an ONNX reader and with a training checkpoint's reader:
+    (onnx outputs, torch outputs), both in the contract's output order."""
+
+    def read(onnx_path: Path, checkpoint: Path) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        import onnxruntime as ort
+        import torch
+
+        from dicecall.models.nets import Reader
+        from dicecall.models.trainloop import load_checkpoint
+
+        model = Reader()
+        load_checkpoint(checkpoint, model)
+        model.eval()
+        rng = np.random.default_rng(0)
+        crops = rng.random((5, 3, 64, 64), np.float32)
+        geom = rng.normal(0, 0.2, (5, 3)).astype(np.float32)
+        onnx_outs = ort.InferenceSession(str(onnx_path)).run(None, {"crops": crops,
+                                                                     "geom": geom})
+        with torch.no_grad():
+            outs = model(torch.from_numpy(crops), torch.from_numpy(geom))
+        return onnx_outs, [o.numpy() for o in outs]
+
+    return read

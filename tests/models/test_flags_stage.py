@@ -18,7 +18,6 @@ from dicecall.models.flags_train import (  # noqa: E402
     epoch_order,
     split,
 )
-from dicecall.models.nets import Reader  # noqa: E402
 
 FRAMES = Path(__file__).parents[1] / "data" / "frames"
 COMMITTED = Path(__file__).parents[2] / "models" / "reader.onnx"
@@ -46,14 +45,12 @@ def test_epoch_holds_flagged_twice_hard_flat_three_times_and_no_unlabelled_die(
 
 
 def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
-        tmp_path: Path) -> None:
+        tmp_path: Path, onnx_and_checkpoint) -> None:
     """On the committed reader: face, pips and die-or-not stay those of reader.onnx to 1e-4,
     the flag layers move, the shared layers do not, and a resumed run equals a whole one."""
-    import onnxruntime as ort
-
     from dicecall.models.flags_train import train_flags
     from dicecall.models.onnx_import import reader_from_onnx
-    from dicecall.models.trainloop import load_checkpoint, setup_torch
+    from dicecall.models.trainloop import setup_torch
 
     setup_torch(1)
     data = load_folder(FRAMES)
@@ -65,19 +62,10 @@ def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
                   for r in ("full", "part"))
     assert all(torch.equal(full[k], part[k]) for k in full)
 
-    model = Reader()
-    load_checkpoint(tmp_path / "full" / "last.pt", model)
-    model.eval()
-    rng = np.random.default_rng(0)
-    crops = rng.random((5, 3, 64, 64), np.float32)
-    geom = rng.normal(0, 0.2, (5, 3)).astype(np.float32)
-    names = ("face_logits", "pip_heatmap", "tilt_logit", "stacked_logit", "die_logit")
-    onnx_outs = dict(zip(names, ort.InferenceSession(str(COMMITTED)).run(
-        list(names), {"crops": crops, "geom": geom}), strict=True))
-    with torch.no_grad():
-        face, pips, tilt, stacked, die, _ = model(torch.from_numpy(crops), torch.from_numpy(geom))
-    for name, out in (("face_logits", face), ("pip_heatmap", pips), ("die_logit", die)):
-        assert np.abs(onnx_outs[name] - out.numpy()).max() < 1e-4, name
+    # face, pips, die-or-not: the contract's outputs 0, 1 and 4
+    onnx_outs, torch_outs = onnx_and_checkpoint(COMMITTED, tmp_path / "full" / "last.pt")
+    for k in (0, 1, 4):
+        assert np.abs(onnx_outs[k] - torch_outs[k]).max() < 1e-4, k
     start = reader_from_onnx(COMMITTED)[0].state_dict()
     assert not torch.equal(full["flags.2.weight"], start["flags.2.weight"])
     assert torch.equal(full["b16.0.0.weight"], start["b16.0.0.weight"])
