@@ -84,3 +84,23 @@ def onnx_and_checkpoint() -> Callable[[Path, Path], tuple[list[np.ndarray], list
         return onnx_outs, [o.numpy() for o in outs]
 
     return read
+
+
+@pytest.fixture()
+def whole_and_resumed(tmp_path: Path) -> Callable[..., dict]:
+    """Runs a stage's training twice on the committed reader, once whole and once stopped
+    after one epoch and resumed; checks both end on the same weights and returns them.
+    The whole run's checkpoints are in tmp_path / "full"."""
+
+    def run(train: Callable, *args, **kw) -> dict:
+        import torch
+
+        train(*args, tmp_path / "full", resume=False, **kw)
+        train(*args, tmp_path / "part", resume=False, stop_after=1, **kw)
+        train(*args, tmp_path / "part", resume=True, **kw)
+        full, part = (torch.load(tmp_path / r / "last.pt", weights_only=False)["model"]
+                      for r in ("full", "part"))
+        assert all(torch.equal(full[k], part[k]) for k in full)
+        return full
+
+    return run

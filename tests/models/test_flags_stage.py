@@ -45,7 +45,7 @@ def test_epoch_holds_flagged_twice_hard_flat_three_times_and_no_unlabelled_die(
 
 
 def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
-        tmp_path: Path, onnx_and_checkpoint) -> None:
+        tmp_path: Path, onnx_and_checkpoint, whole_and_resumed) -> None:
     """On the committed reader: face, pips and die-or-not stay those of reader.onnx to 1e-4,
     the flag layers move, the shared layers do not, and a resumed run equals a whole one."""
     from dicecall.models.flags_train import train_flags
@@ -54,13 +54,8 @@ def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
 
     setup_torch(1)
     data = load_folder(FRAMES)
-    kw = {"epochs": 2, "seed": 1, "batch_size": 4, "lr": 3e-3}
-    train_flags(data, data, COMMITTED, tmp_path / "full", resume=False, **kw)
-    train_flags(data, data, COMMITTED, tmp_path / "part", resume=False, stop_after=1, **kw)
-    train_flags(data, data, COMMITTED, tmp_path / "part", resume=True, **kw)
-    full, part = (torch.load(tmp_path / r / "last.pt", weights_only=False)["model"]
-                  for r in ("full", "part"))
-    assert all(torch.equal(full[k], part[k]) for k in full)
+    full = whole_and_resumed(train_flags, data, data, COMMITTED, epochs=2, seed=1,
+                             batch_size=4, lr=3e-3)
 
     # face, pips, die-or-not: the contract's outputs 0, 1 and 4
     onnx_outs, torch_outs = onnx_and_checkpoint(COMMITTED, tmp_path / "full" / "last.pt")

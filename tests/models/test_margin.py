@@ -42,7 +42,7 @@ def test_margin_loss_is_masked_where_unknown_and_learnt_where_known(toy_yolo: Pa
 
 
 def test_margin_stage_trains_the_branch_and_leaves_every_other_output(
-        tmp_path: Path, onnx_and_checkpoint) -> None:
+        tmp_path: Path, onnx_and_checkpoint, whole_and_resumed) -> None:
     """`--stage margin` on the committed reader: the face, pips, flags and die-or-not outputs
     stay those of reader.onnx, the margin branch moves, and a resumed run equals a whole one."""
     from dicecall.models.margin_train import train_margin
@@ -52,13 +52,8 @@ def test_margin_stage_trains_the_branch_and_leaves_every_other_output(
     setup_torch(1)
     committed = Path(__file__).parents[2] / "models" / "reader.onnx"
     data = load_folder(FRAMES)
-    kw = {"epochs": 2, "seed": 1, "batch_size": 4}
-    train_margin(data, data, committed, tmp_path / "full", resume=False, **kw)
-    train_margin(data, data, committed, tmp_path / "part", resume=False, stop_after=1, **kw)
-    train_margin(data, data, committed, tmp_path / "part", resume=True, **kw)
-    full, part = (torch.load(tmp_path / r / "last.pt", weights_only=False)["model"]
-                  for r in ("full", "part"))
-    assert all(torch.equal(full[k], part[k]) for k in full)
+    full = whole_and_resumed(train_margin, data, data, committed, epochs=2, seed=1,
+                             batch_size=4)
 
     onnx_outs, torch_outs = onnx_and_checkpoint(committed, tmp_path / "full" / "last.pt")
     for a, b in zip(onnx_outs[:5], torch_outs[:5], strict=True):
