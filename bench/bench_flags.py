@@ -21,18 +21,13 @@ import onnxruntime as ort
 
 from dicecall.models.contract import MARGIN_SPAN_DEG, sigmoid
 from dicecall.models.data import load_scene_json
+from dicecall.models.evaluate import auc
 from dicecall.models.read_train import contract_crops
 from dicecall.vision.reader import reader_feeds
 
 THRESHOLDS = (0.1, 0.25, 0.3, 0.5)
 VOID_LINES = (10.0, 15.0, 20.0, 25.0)  # degrees of up margin
 VOID_DEG = 10.0  # the generated labels' void
-
-
-def auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """Chance a positive scores above a negative, ties counted half (positives are few)."""
-    diff = pos[:, None] - neg[None, :]
-    return float((diff > 0).mean() + 0.5 * (diff == 0).mean())
 
 
 def main() -> None:

@@ -189,3 +189,17 @@ def sweep_thresholds(
                          "read_rate": right / max(1, labelled) if read is not None else None,
                          "false_per_image": false / max(1, len(samples))})
     return rows
+
+
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """Chance a positive scores above a negative, ties counted half (the Mann-Whitney U over
+    both counts, by ranks, so tens of thousands of scores cost no pairwise matrix). NaN when
+    either side is empty."""
+    if len(pos) == 0 or len(neg) == 0:
+        return float("nan")
+    _, inverse, counts = np.unique(np.concatenate([pos, neg]), return_inverse=True,
+                                   return_counts=True)
+    ends = np.cumsum(counts)
+    ranks = (ends - (counts - 1) / 2.0)[inverse]  # tied scores share their mean rank
+    u = ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2.0
+    return float(u / (len(pos) * len(neg)))

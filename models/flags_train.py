@@ -24,6 +24,7 @@ import torch
 from dicecall.models.contract import crops_to_input
 from dicecall.models.crops import CropCache, build_cache, random_crop
 from dicecall.models.data import Sample
+from dicecall.models.evaluate import auc
 from dicecall.models.margin_train import PARTS as MARGIN_PARTS
 from dicecall.models.margin_train import scores as margin_scores
 from dicecall.models.margin_train import trainable
@@ -106,21 +107,6 @@ def epoch_order(flagged: np.ndarray, flat: np.ndarray, hard: np.ndarray,
         others = rng.choice(others, PLAIN, replace=False)
     return rng.permutation(np.concatenate([np.tile(flagged, FLAG_REPEAT),
                                            np.tile(hard, HARD_REPEAT), others]))
-
-
-def auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """Probability that a positive scores above a negative (ties count half)."""
-    if len(pos) == 0 or len(neg) == 0:
-        return float("nan")
-    allv = np.concatenate([pos, neg])
-    ranks = np.empty(len(allv))
-    order = np.argsort(allv, kind="mergesort")
-    ranks[order] = np.arange(1, len(allv) + 1)
-    for v in np.unique(allv):  # average ranks of ties
-        tie = allv == v
-        if tie.sum() > 1:
-            ranks[tie] = ranks[tie].mean()
-    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
 
 
 def scores(model: Reader, crops: np.ndarray, geom: np.ndarray, flags: np.ndarray) -> dict:

@@ -18,6 +18,7 @@ import torch
 from dicecall.models.contract import MARGIN_SPAN_DEG
 from dicecall.models.crops import CropCache, build_cache
 from dicecall.models.data import Sample
+from dicecall.models.evaluate import auc
 from dicecall.models.nets import Reader
 from dicecall.models.onnx_import import reader_from_onnx
 from dicecall.models.read_train import _masked_bce, contract_crops, make_batch
@@ -94,8 +95,7 @@ def scores(model: Reader, crops: np.ndarray, geom: np.ndarray, margin: np.ndarra
     if not void.any() or void.all():
         return {"mae_tilted": mae, "void_auc": float("nan")}
     pos, neg = pred[void], pred[~void]
-    auc = float((pos[:, None] < neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())
-    return {"mae_tilted": mae, "void_auc": auc}
+    return {"mae_tilted": mae, "void_auc": auc(-pos, -neg)}  # a low margin ranks a void
 
 
 def train_margin(train: list[Sample], valid: list[Sample], init: Path, out: Path, epochs: int,

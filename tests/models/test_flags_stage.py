@@ -11,10 +11,10 @@ torch = pytest.importorskip("torch")
 
 from dicecall.models.crops import build_cache  # noqa: E402
 from dicecall.models.data import load_folder  # noqa: E402
+from dicecall.models.evaluate import auc  # noqa: E402
 from dicecall.models.flags_train import (  # noqa: E402
     FLAG_REPEAT,
     HARD_REPEAT,
-    auc,
     epoch_order,
     split,
 )
