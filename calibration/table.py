@@ -49,6 +49,22 @@ class TablePose(BaseModel):
         return cv2.perspectiveTransform(pts.reshape(-1, 1, 2),
                                         np.array(self.homography)).reshape(-1, 2)
 
+    def floor_view(self):
+        """The camera's view of the felt for the reader's flags (`vision.preprocess.FloorView`),
+        or None without intrinsics: then the reader guesses a straight, typical camera.
+
+        The table's z axis may point up or down depending on how its x and y run; the
+        up direction is the one from the felt towards the camera, whatever the layout.
+        """
+        from dicecall.vision.preprocess import FloorView
+
+        if self.intrinsics is None or self.rvec is None or self.tvec is None:
+            return None
+        rot = cv2.Rodrigues(np.array(self.rvec, np.float64))[0]
+        up = rot[:, 2] if rot[:, 2] @ np.array(self.tvec) < 0 else -rot[:, 2]
+        cam = self.intrinsics
+        return FloorView.of(cam.k_array, cam.dist_array, up, (cam.width, cam.height))
+
 
 def _check_spread(pts: np.ndarray, what: str, scale: float) -> None:
     """Refuses point sets that cannot fix a homography: repeats or all on one line."""

@@ -190,6 +190,7 @@ def make_scene(
         camera_k=cam.k.tolist(),
         dist=cam.dist.tolist(),
         camera_height_mm=round(cam_h, 1),
+        camera_up=cam.rot[:, 2].tolist(),
         zones=_zones(layout, cam),
         seed=int(seed),
         forced=forced,

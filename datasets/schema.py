@@ -84,6 +84,10 @@ class SceneRecord:
         camera_k: 3x3 intrinsic matrix, pixels, or None.
         dist: OpenCV distortion coefficients [k1, k2, p1, p2, k3], or None.
         camera_height_mm: camera height above the table surface.
+        camera_up: the table's up direction (unit vector) in camera coordinates (x right,
+            y down, z forward), or None: with camera_k and dist it gives each die the
+            direction the camera sees it from, as a calibrated table camera does
+            (`vision.preprocess.FloorView`).
         zones: name -> polygon [[x, y], ...] in pixels (e.g. "shaker", "throw_box").
         seed: the scene's seed, or None.
         forced: forced placements applied, e.g. ["stack:1:0"].
@@ -101,6 +105,7 @@ class SceneRecord:
     camera_k: list[list[float]] | None = None
     dist: list[float] | None = None
     camera_height_mm: float | None = None
+    camera_up: list[float] | None = None
     zones: dict[str, list[list[float]]] = field(default_factory=dict)
     seed: int | None = None
     forced: list[str] = field(default_factory=list)

@@ -86,7 +86,7 @@ def build_cache(samples: list[Sample], negatives: list[np.ndarray] | None = None
             pips.append(p)
         unknown = np.full(len(neg), np.nan, np.float32)
         faces.append(np.concatenate([s.faces, np.ones(len(neg), np.int64)]))
-        geom.append(np.concatenate([die_geometry(s.centres, die_size(s), frame.shape),
+        geom.append(np.concatenate([die_geometry(s.centres, die_size(s), frame.shape, s.view),
                                     negatives_geometry(s, neg, frame.shape)]))
         tilt.append(np.concatenate([s.tilt, unknown]))
         stacked.append(np.concatenate([s.stacked, unknown]))

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from dicecall.datasets.schema import MIN_VISIBLE
+from dicecall.vision.preprocess import FloorView
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp")
 TILT_DEG = 5.0  # cocked above this many degrees: datasets.dice.COCKED_TILT_DEG
@@ -40,6 +41,8 @@ class Sample:
         margin: [K] float32 up margin in degrees (how much nearer the top face points up
             than the next face; under 10 the die rests on an edge, a void), NaN = unknown;
             None = unknown for every die.
+        view: the camera's view of the floor, when the scene records it (synthetic scenes
+            since session 13), for `die_geometry`; None = an uncalibrated camera.
     """
 
     image: Path
@@ -51,6 +54,7 @@ class Sample:
     pips: list[np.ndarray | None] = field(default_factory=list)
     whole_box: bool = True
     margin: np.ndarray | None = None
+    view: FloorView | None = None
 
     @property
     def centres(self) -> np.ndarray:
@@ -114,8 +118,18 @@ def load_scene_json(folder: Path, min_visible: float = MIN_VISIBLE) -> list[Samp
         out.append(Sample(js.parent / rec["image"], "synthetic/" + folder.name, boxes,
                           np.array([int(d["face"]) for d in dice], np.int64),
                           np.array(tilt, np.float32), np.array(stacked, np.float32), pips,
-                          margin=np.array(margin, np.float32)))
+                          margin=np.array(margin, np.float32), view=record_view(rec)))
     return out
+
+
+def record_view(rec) -> FloorView | None:
+    """The floor view of a scene record (a JSON dict or a `SceneRecord`) that carries its
+    camera, as a calibrated table camera would give it; None for one that does not."""
+    get = rec.get if isinstance(rec, dict) else (lambda k: getattr(rec, k, None))
+    if get("camera_up") is None or get("camera_k") is None:
+        return None
+    return FloorView.of(get("camera_k"), get("dist") or [0.0] * 5, get("camera_up"),
+                        (get("width"), get("height")))
 
 
 def _cocked(die: dict) -> float:

@@ -75,7 +75,7 @@ def calibration_inputs(samples: list[Sample], images: int, crops: int, seed: int
         s = samples[i]
         frame = read_rgb(s.image)
         frames.append(letterbox(frame)[0][0])
-        geom.append(die_geometry(s.centres, die_size(s), frame.shape))
+        geom.append(die_geometry(s.centres, die_size(s), frame.shape, s.view))
         for (cx, cy), size in zip(s.centres, die_size(s), strict=True):
             cut.append(crop_die(frame, cx, cy, CROP_SCALE * size))
         if negatives is not None and len(negatives[i]):

@@ -57,7 +57,7 @@ def geometry(sample: Sample, places: np.ndarray, shape: tuple) -> np.ndarray:
     out = np.zeros((len(places), 3), np.float32)
     for j, (cx, cy, size) in enumerate(places):
         out[j] = die_geometry(np.vstack([sample.centres, [[cx, cy]]]),
-                              np.append(die_size(sample), size), shape)[-1]
+                              np.append(die_size(sample), size), shape, sample.view)[-1]
     return out
 
 

@@ -108,7 +108,7 @@ def contract_crops(samples: list[Sample], negatives: list[np.ndarray] | None = N
         frame = read_rgb(s.image)
         if negatives is None:
             where = np.column_stack([s.centres, die_size(s)])
-            g = die_geometry(s.centres, die_size(s), frame.shape)
+            g = die_geometry(s.centres, die_size(s), frame.shape, s.view)
             labels = list(zip(s.faces, s.tilt, s.stacked, strict=True))
         else:
             where = negatives[i]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -64,15 +66,79 @@ def _area_crop(frame: np.ndarray, x0: int, y0: int, side: int, size: int) -> np.
     return cv2.resize(patch, (size, size), interpolation=cv2.INTER_AREA)
 
 
-def die_geometry(centers: np.ndarray, sizes: np.ndarray, frame_shape: tuple) -> np.ndarray:
+# The camera `die_geometry` assumes when none is calibrated: principal point at the frame's
+# centre, 66 degrees across the longer side (the Pi Camera Module 3), looking straight down.
+TYPICAL_HFOV_DEG = 66.0
+# For that camera the lean below is (x - cx, y - cy) / f = (dx, dy) x LEAN_UNIT, so dividing
+# by it keeps the uncalibrated geometry exactly what the readers before session 13 learnt.
+LEAN_UNIT = 2 * float(np.tan(np.radians(TYPICAL_HFOV_DEG / 2)))
+
+
+@dataclass(frozen=True)
+class FloorView:
+    """A calibrated camera's view of the floor the dice rest on.
+
+    A flat die seen off the camera's axis shows a side face just as a tilted die seen
+    straight on does; which one a crop holds depends on the direction the camera sees the
+    die from. Without calibration that direction is guessed from the die's place in the
+    frame and a typical lens; the generated cameras zoom 1-8x and lean up to 8 degrees, so
+    the guess is off by up to 8x in size and 8 degrees in angle (docs/verdicts.md, session
+    13). A table calibration (`calibration.table.TablePose` with intrinsics) knows it.
+
+    Attributes:
+        k: (3, 3) intrinsic matrix at `size`, pixels.
+        dist: OpenCV distortion coefficients (k1, k2, p1, p2[, k3, ...]).
+        up: (3,) the floor's up direction in camera coordinates (x right, y down, z forward).
+        size: (width, height) the intrinsics refer to; frames of another size scale them.
+    """
+
+    k: np.ndarray
+    dist: np.ndarray
+    up: np.ndarray
+    size: tuple[int, int]
+
+    @classmethod
+    def of(cls, k, dist, up, size) -> FloorView:
+        """Checked constructor from plain lists (a scene record, a calibration file)."""
+        k, dist = np.asarray(k, np.float64), np.asarray(dist, np.float64).ravel()
+        up = np.asarray(up, np.float64).ravel()
+        if k.shape != (3, 3) or up.shape != (3,) or len(dist) < 4 or len(size) != 2:
+            raise ValueError(f"FloorView: k {k.shape}, up {up.shape}, dist {len(dist)}, "
+                             f"size {size}: want (3, 3), (3,), >= 4 and (w, h)")
+        norm = float(np.linalg.norm(up))
+        if not np.isfinite(norm) or norm < 1e-6 or not np.all(np.isfinite(k)):
+            raise ValueError("FloorView: up must be a finite non-zero vector, k finite")
+        return cls(k, dist, up / norm, (int(size[0]), int(size[1])))
+
+    def lean(self, centers: np.ndarray, frame_shape: tuple) -> np.ndarray:
+        """(N, 2) how far, in die sides, the top of a flat die at each centre shows shifted
+        from its foot in the image: the image direction and strength of the view's slant.
+
+        For a point at normalised image coordinates (u, v) and floor normal n in camera
+        coordinates, a small step along n moves the image point by (n_x - u n_z, n_y - v n_z)
+        per unit of depth-scaled length (first order); for a straight camera that is (u, v).
+        """
+        h, w = frame_shape[:2]
+        k = self.k.copy()
+        k[0] *= w / self.size[0]
+        k[1] *= h / self.size[1]
+        pts = np.asarray(centers, np.float64).reshape(-1, 1, 2)
+        uv = cv2.undistortPoints(pts, k, self.dist).reshape(-1, 2)
+        n = self.up
+        return np.stack([n[0] - uv[:, 0] * n[2], n[1] - uv[:, 1] * n[2]], 1)
+
+
+def die_geometry(centers: np.ndarray, sizes: np.ndarray, frame_shape: tuple,
+                 view: FloorView | None = None) -> np.ndarray:
     """Where each die sits in the frame, for the reader's tilt and die-on-die heads.
 
     A crop alone cannot tell a tilted die from a flat one seen off the camera's axis (both
     show a side face), nor a die lifted onto another from one on the floor (crops are cut
     to the die's size). So the reader also gets:
-    - dx, dy: the die's centre minus the frame's centre, over max(H, W). Without a
-      calibrated camera the principal point is taken at the centre and the field of view
-      as typical.
+    - the view's lean (`FloorView.lean`) over LEAN_UNIT. Without a calibrated camera the
+      principal point is taken at the centre, the field of view as typical and the camera
+      as straight down, which makes these the die's centre minus the frame's centre, over
+      max(H, W).
     - log(size / median size of the frame's dice): a die on another is nearer the camera
       and looks larger than its neighbours; 0 for a lone die.
 
@@ -80,17 +146,21 @@ def die_geometry(centers: np.ndarray, sizes: np.ndarray, frame_shape: tuple) -> 
         centers: (N, 2) die centres (x, y), frame pixels.
         sizes: (N,) die sizes max(w, h), frame pixels.
         frame_shape: the frame's shape, (H, W, ...).
+        view: the calibrated camera, or None.
 
     Returns:
-        (N, 3) float32 (dx, dy, log size ratio).
+        (N, 3) float32 (lean x, lean y, log size ratio).
     """
     h, w = frame_shape[:2]
     out = np.zeros((len(centers), 3), np.float32)
     if len(centers) == 0:
         return out
     c = np.asarray(centers, np.float64)
-    out[:, 0] = (c[:, 0] - w / 2) / max(h, w)
-    out[:, 1] = (c[:, 1] - h / 2) / max(h, w)
+    if view is None:
+        out[:, 0] = (c[:, 0] - w / 2) / max(h, w)
+        out[:, 1] = (c[:, 1] - h / 2) / max(h, w)
+    else:
+        out[:, :2] = view.lean(c, frame_shape) / LEAN_UNIT
     s = np.maximum(np.asarray(sizes, np.float64), 1.0)
     out[:, 2] = np.log(s / np.median(s))
     return out

@@ -14,7 +14,7 @@ from .config import ReaderConfig
 from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softmax
 from .dice import Dice
 from .images import check_frame
-from .preprocess import crops, die_geometry, letterbox
+from .preprocess import FloorView, crops, die_geometry, letterbox
 from .views import average_views
 
 STRIDE = 4
@@ -95,8 +95,12 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
 class DiceReader:
     """Reads every die in a BGR frame."""
 
-    def __init__(self, config: ReaderConfig | None = None) -> None:
+    def __init__(self, config: ReaderConfig | None = None, view: FloorView | None = None
+                 ) -> None:
         self.config = config or ReaderConfig()
+        # The table camera's calibrated view of the floor, for the flags: without it the
+        # reader assumes a straight camera of typical lens (`preprocess.die_geometry`).
+        self.view = view
         self.detector = open_session(self.config.detector, self.config.threads)
         self.reader = open_session(self.config.reader, self.config.threads)
         for _ in range(self.config.warmup):
@@ -110,11 +114,12 @@ class DiceReader:
         return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice,
                               cfg.near_peaks)
 
-    def read(self, frame: np.ndarray) -> Dice:
+    def read(self, frame: np.ndarray, view: FloorView | None = None) -> Dice:
         """Finds and reads every die.
 
         Args:
             frame: (H, W, 3) uint8 BGR, any size.
+            view: this frame's camera view of the floor; None = the reader's own.
 
         Returns:
             `Dice` in pixels of `frame`.
@@ -125,7 +130,8 @@ class DiceReader:
             return Dice.empty()
         sides = self.config.crop_scale * np.maximum(boxes[:, 2] - boxes[:, 0],
                                                     boxes[:, 3] - boxes[:, 1])
-        return self._read_crops(frame, centers, boxes, sides, scores, cascade=True)
+        return self._read_crops(frame, centers, boxes, sides, scores, cascade=True,
+                                view=view or self.view)
 
     def read_crop(self, crop: np.ndarray) -> Dice:
         """Stage 2 only, for an image that is already one die seen from above (the caller
@@ -139,9 +145,10 @@ class DiceReader:
         return self._read_crops(crop, c, box, np.array([max(h, w)], np.float32),
                                 np.ones(1, np.float32), cascade=False)
 
-    def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool) -> Dice:
+    def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool,
+                    view: FloorView | None = None) -> Dice:
         cfg = self.config
-        geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape)
+        geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape, view)
         logits, pip_face, tilt, stacked, die, margin = read_batch(
             self.reader, crops(frame, centers, sides, cfg.crop_size), cfg, geom)
         # The detector casts a wide net on its 320-pixel view; the reader, seeing each place

@@ -130,3 +130,23 @@ def test_zone_files_are_strict():
         ZoneSpec(name="t", role="play", polygon_mm=[(0, 0), (1, 0), (1, 1)], colour="red")
     with pytest.raises(ValueError, match="repeat"):
         MarkerLayout(markers=[{"id": 1, "x_mm": 0, "y_mm": 0, "side_mm": 60}] * 2)
+
+
+def test_the_pose_gives_the_reader_the_cameras_true_view_of_the_felt(table_photo):
+    img, r, t, k, dist = table_photo
+    px, mm, ids = find_markers(img, LAYOUT)
+    pose = fit_table(px, mm, _intrinsics(k, dist), "markers", ids)
+    view = pose.floor_view()
+    true_up = cv2.Rodrigues(np.asarray(r, np.float64))[0][:, 2]
+    assert true_up @ np.asarray(t).ravel() < 0  # the table's z runs up, towards the camera
+    np.testing.assert_allclose(view.up, true_up, atol=2e-3)
+    # A flat die's top shows where the true camera puts it, across the table: its image
+    # shift, in normalised coordinates, per unit of height over depth.
+    rot = cv2.Rodrigues(np.asarray(r, np.float64))[0]
+    for at in TEST_MM[:20]:
+        foot, top = (rot @ [*at, z] + np.asarray(t).ravel() for z in (0.0, 0.5))
+        ref = (top[:2] / top[2] - foot[:2] / foot[2]) / (0.5 / foot[2])
+        centre = _true_px(np.array([at]), 0.0, r, t, k, dist)
+        np.testing.assert_allclose(view.lean(centre, (720, 960))[0], ref, atol=2e-3)
+    # Without intrinsics only the homography is known: the reader keeps its typical camera.
+    assert fit_table(pose.project(TEST_MM[:6]), TEST_MM[:6], None, "points").floor_view() is None
