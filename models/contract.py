@@ -13,7 +13,11 @@ import cv2
 import numpy as np
 
 from dicecall.vision.decode import MARGIN_SPAN_DEG  # noqa: F401  (one home, re-exported)
-from dicecall.vision.preprocess import die_geometry  # noqa: F401  (one home, re-exported)
+from dicecall.vision.preprocess import (  # noqa: F401  (one home, re-exported)
+    GEOM_FLOOR_VIEW,
+    GEOM_META,
+    die_geometry,
+)
 
 DET_SIZE = 320  # detector input side, pixels
 DET_STRIDE = 4  # detector output cell, input pixels

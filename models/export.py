@@ -11,6 +11,8 @@ import torch
 from dicecall.models.contract import (
     CROP_SCALE,
     DETECTOR_OUTPUTS,
+    GEOM_FLOOR_VIEW,
+    GEOM_META,
     OPSET,
     READER_OUTPUTS,
     crop_die,
@@ -40,6 +42,21 @@ def export_onnx(model: torch.nn.Module, feeds: dict[str, np.ndarray], path: Path
     torch.onnx.export(model, example, str(path), opset_version=OPSET, dynamo=False,
                       input_names=names, output_names=outputs, dynamic_axes=axes,
                       do_constant_folding=True)
+
+
+def stamp_floor_view(path: Path) -> None:
+    """Marks a reader ONNX as trained on calibrated views (`vision.preprocess.GEOM_META`):
+    the training geometry comes from each synthetic scene's camera (`data.record_view`)
+    since session 13, so the runtime gives such a reader the table's calibrated view."""
+    import onnx
+
+    model = onnx.load(str(path))
+    kept = [p for p in model.metadata_props if p.key != GEOM_META]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    entry = model.metadata_props.add()
+    entry.key, entry.value = GEOM_META, GEOM_FLOOR_VIEW
+    onnx.save(model, str(path))
 
 
 def check_against_torch(model: torch.nn.Module, path: Path, feeds: dict[str, np.ndarray]
@@ -128,6 +145,13 @@ def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
                     per_channel=True, activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
     pre.unlink()
+    # The pre-processing drops the FP32 file's metadata; the INT8 file must say what it says.
+    model = onnx.load(str(dst))
+    have = {p.key for p in model.metadata_props}
+    lost = [p for p in onnx.load(str(src)).metadata_props if p.key not in have]
+    if lost:
+        model.metadata_props.extend(lost)
+        onnx.save(model, str(dst))
 
 
 def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
@@ -156,6 +180,8 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
         export_onnx(model, {k: v[:2] for k, v in feeds.items()}, path, outputs,
                     dynamic=stage == "reader")
         report[f"{stage}_max_abs_diff"] = check_against_torch(model, path, feeds)
+        if stage == "reader":
+            stamp_floor_view(path)
         quantize(path, out / f"{stage}.int8.onnx", data)
     for p in sorted(out.glob("*.onnx")):
         report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}

@@ -74,6 +74,13 @@ TYPICAL_HFOV_DEG = 66.0
 LEAN_UNIT = 2 * float(np.tan(np.radians(TYPICAL_HFOV_DEG / 2)))
 
 
+# The reader ONNX's metadata key and value saying its `geom` input was trained on calibrated
+# views. Without it the reader learnt only the typical camera's guess, and a true view fed to
+# it reads worse (docs/verdicts.md, session 13), so the runtime then leaves the view out.
+GEOM_META = "dicecall.geom"
+GEOM_FLOOR_VIEW = "floor_view"
+
+
 @dataclass(frozen=True)
 class FloorView:
     """A calibrated camera's view of the floor the dice rest on.

@@ -14,7 +14,7 @@ from .config import ReaderConfig
 from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softmax
 from .dice import Dice
 from .images import check_frame
-from .preprocess import FloorView, crops, die_geometry, letterbox
+from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
 from .views import average_views
 
 STRIDE = 4
@@ -103,6 +103,8 @@ class DiceReader:
         self.view = view
         self.detector = open_session(self.config.detector, self.config.threads)
         self.reader = open_session(self.config.reader, self.config.threads)
+        meta = self.reader.get_modelmeta().custom_metadata_map
+        self.uses_view = meta.get(GEOM_META) == GEOM_FLOOR_VIEW
         for _ in range(self.config.warmup):
             self.read(np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8))
 
@@ -119,7 +121,8 @@ class DiceReader:
 
         Args:
             frame: (H, W, 3) uint8 BGR, any size.
-            view: this frame's camera view of the floor; None = the reader's own.
+            view: this frame's camera view of the floor; None = the reader's own. A reader
+                model not trained on views (`uses_view` False) reads without it.
 
         Returns:
             `Dice` in pixels of `frame`.
@@ -130,8 +133,8 @@ class DiceReader:
             return Dice.empty()
         sides = self.config.crop_scale * np.maximum(boxes[:, 2] - boxes[:, 0],
                                                     boxes[:, 3] - boxes[:, 1])
-        return self._read_crops(frame, centers, boxes, sides, scores, cascade=True,
-                                view=view or self.view)
+        view = (view or self.view) if self.uses_view else None
+        return self._read_crops(frame, centers, boxes, sides, scores, cascade=True, view=view)
 
     def read_crop(self, crop: np.ndarray) -> Dice:
         """Stage 2 only, for an image that is already one die seen from above (the caller

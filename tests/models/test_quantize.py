@@ -12,9 +12,18 @@ from onnx import numpy_helper
 
 torch = pytest.importorskip("torch")
 
-from dicecall.models.contract import READER_OUTPUTS  # noqa: E402
+from dicecall.models.contract import (  # noqa: E402
+    GEOM_FLOOR_VIEW,
+    GEOM_META,
+    READER_OUTPUTS,
+)
 from dicecall.models.data import load_folder  # noqa: E402
-from dicecall.models.export import calibration_inputs, export_onnx, requantize  # noqa: E402
+from dicecall.models.export import (  # noqa: E402
+    calibration_inputs,
+    export_onnx,
+    requantize,
+    stamp_floor_view,
+)
 from dicecall.models.nets import Reader  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -56,6 +65,12 @@ def test_requantized_reader_keeps_the_contract_with_seven_bit_weights(
     # reduce_range: 7-bit weights, so non-VNNI x86 CPUs cannot saturate their int16 sums.
     assert all(np.abs(w.astype(np.int16)).max() <= 64 for w in weights)
     assert [o.name for o in onnx.load(str(out)).graph.output] == list(READER_OUTPUTS)
+    assert GEOM_META not in [p.key for p in onnx.load(str(out)).metadata_props]
+    # A reader trained on calibrated views says so in its INT8 file too, once.
+    stamp_floor_view(fp32)
+    requantize(fp32, out, [toy_yolo], MODELS / "detector.onnx")
+    said = [p.value for p in onnx.load(str(out)).metadata_props if p.key == GEOM_META]
+    assert said == [GEOM_FLOOR_VIEW]
 
 
 def test_quantize_command_writes_the_detector_variant(toy_yolo: Path, tmp_path: Path) -> None:
