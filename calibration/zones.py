@@ -102,9 +102,14 @@ def calibrate_zones(pose: TablePose, zones: ZonesFile) -> TableCalibration:
                             die_px=die_sizes(pose, zones))
 
 
+def load_table(path: str | Path) -> TableCalibration:
+    """The edge's entry point: a table calibration file, checked."""
+    return load_json(TableCalibration, path)
+
+
 def load_zones(path: str | Path) -> Zones:
-    """The edge's entry point: the verdict's pixel `Zones` from a table calibration file."""
-    return load_json(TableCalibration, path).zones_px
+    """The verdict's pixel `Zones` from a table calibration file."""
+    return load_table(path).zones_px
 
 
 def draw_zones(image, table: TableCalibration):

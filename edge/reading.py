@@ -1,8 +1,10 @@
 """One settled frame -> the roll posted to the service (reader, verdict, evidence, body).
 
-The calibration files are loaded once: zones (`calibration.zones.load_zones`), the model
-profile (`calibration.profile.load_profile` -> reader temperature and verdict thresholds).
-Without a zones file the whole frame is the play area, sized from the first frame read.
+The calibration files are loaded once: the table calibration (`calibration.zones.load_table`:
+the verdict's zones and, when the camera's intrinsics were calibrated, its view of the felt
+for the reader's flags), the model profile (`calibration.profile.load_profile` -> reader
+temperature and verdict thresholds). Without a zones file the whole frame is the play area,
+sized from the first frame read, and the reader assumes a straight camera of typical lens.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class Roll:
     with_jpeg: bool
 
 
-def _reader(cfg: EdgeConfig):
+def _reader(cfg: EdgeConfig, view=None):
     from dicecall.vision.config import ReaderConfig
     from dicecall.vision.reader import DiceReader
 
@@ -51,7 +53,7 @@ def _reader(cfg: EdgeConfig):
         from dicecall.calibration.profile import load_profile
 
         rcfg, _ = load_profile(cfg.model_profile, rcfg)
-    return DiceReader(rcfg)
+    return DiceReader(rcfg, view)
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,13 @@ class Reading:
 
             _, self.vcfg = load_profile(cfg.model_profile, check_model=reader is None)
         self.zones: Zones | None = None
+        self.view = None
         if cfg.zones is not None:
-            from dicecall.calibration.zones import load_zones
+            from dicecall.calibration.zones import load_table
 
-            self.zones = load_zones(cfg.zones)
-        self.reader = reader if reader is not None else _reader(cfg)
+            table = load_table(cfg.zones)
+            self.zones, self.view = table.zones_px, table.pose.floor_view()
+        self.reader = reader if reader is not None else _reader(cfg, self.view)
         self._reference = None
         if cfg.settle.reference_image is not None:
             image = cv2.imread(str(cfg.settle.reference_image), cv2.IMREAD_GRAYSCALE)

@@ -1,0 +1,49 @@
+"""The edge hands the reader the camera's calibrated view of the felt (`FloorView`) from the
+table calibration file, and none when the file has no intrinsics (`preprocess.die_geometry`
+then assumes a straight camera of typical lens)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+from dicecall.calibration.zones import load_table
+from dicecall.edge.reading import Reading
+
+BUNDLE = Path(__file__).parents[2] / "dicecall" / "demo" / "data" / "props-and-hops"
+
+
+def _reading(tmp_path, kit, zones: Path) -> Reading:
+    svc = SimpleNamespace(url="http://127.0.0.1:9")
+    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, tmp_path, zones=str(zones),
+                     game="props-and-hops")
+    return Reading(cfg)
+
+
+def test_a_calibrated_camera_gives_the_reader_its_view_of_the_felt(tmp_path, kit):
+    table = load_table(BUNDLE / "zones.json")
+    assert table.pose.intrinsics is not None
+    reading = _reading(tmp_path, kit, BUNDLE / "zones.json")
+    want = table.pose.floor_view()
+    assert reading.reader.view is reading.view
+    np.testing.assert_allclose(reading.view.k, want.k)
+    np.testing.assert_allclose(reading.view.up, want.up)
+    # the bundle's camera looks nearly straight down at the felt
+    assert reading.view.up[2] < -0.95
+
+
+def test_zones_without_intrinsics_leave_the_reader_its_typical_camera(tmp_path, kit):
+    from dicecall.calibration.layout import ZonesFile
+    from dicecall.calibration.table import TablePose
+    from dicecall.calibration.zones import calibrate_zones
+
+    pose = TablePose(homography=np.eye(3).tolist(), source="points", points=4, rms_px=0,
+                     max_px=0)
+    zones = ZonesFile(zones=[{"name": "floor", "role": "play",
+                              "polygon_mm": [(0, 0), (320, 0), (320, 240), (0, 240)]}])
+    calibrate_zones(pose, zones).save(tmp_path / "zones.json")
+    reading = _reading(tmp_path, kit, tmp_path / "zones.json")
+    assert reading.view is None and reading.reader.view is None
+    assert reading.zones == load_table(tmp_path / "zones.json").zones_px
