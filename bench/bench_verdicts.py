@@ -76,15 +76,20 @@ def rates(calls) -> dict[str, int]:
     return n
 
 
-def run_scene_type(reader, scene: str, folder: Path, vcfg=None) -> dict:
+def run_scene_type(reader, scene: str, folder: Path, vcfg=None, calibrated: bool = True
+                   ) -> dict:
+    """Truth against verdict for one scene type; `calibrated`: each scene's camera is known
+    to the reader, as a table calibrated with `dicecall calibrate zones --camera` is."""
     from dicecall.datasets.schema import load_folder
+    from dicecall.models.data import record_view
 
     table, why = collections.Counter(), collections.Counter()
     wrong_valid = rolls = 0
     for path, rec in load_folder(folder):
         category, faces = truth(rec)
         frame = load_image(path.parent / rec.image)
-        v = verdict(reader.read(frame), profile(rec.game, rec.expected_dice),
+        view = record_view(rec) if calibrated else None
+        v = verdict(reader.read(frame, view), profile(rec.game, rec.expected_dice),
                     zones_of(rec, scene), vcfg)
         table[(category, v.status)] += 1
         rolls += 1
@@ -114,6 +119,8 @@ def main() -> None:
                         help="folder with detector.onnx and reader.onnx (default: committed)")
     parser.add_argument("--views", type=int, default=None,
                         help="views per crop (default: the runtime's; vision/views.py)")
+    parser.add_argument("--uncalibrated", action="store_true",
+                        help="read without the scenes' cameras (a table without intrinsics)")
     args = parser.parse_args()
     from dicecall.datasets.generate import GenerateConfig, generate
 
@@ -138,7 +145,7 @@ def main() -> None:
     totals = collections.Counter()
     for scene in SCENES:
         folder = root / scene
-        result = run_scene_type(reader, scene, folder, vcfg)
+        result = run_scene_type(reader, scene, folder, vcfg, not args.uncalibrated)
         print_table(scene, result)
         for (cat, status), n in result["table"].items():
             totals["unsafe" if cat in UNSAFE else "safe", status] += n

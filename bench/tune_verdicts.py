@@ -26,6 +26,7 @@ from pathlib import Path
 from bench_verdicts import SCENES, rates, truth, with_models, zones_of
 
 from dicecall.datasets.schema import load_folder
+from dicecall.models.data import record_view
 from dicecall.vision.config import ReaderConfig
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import profile
@@ -62,6 +63,8 @@ def main() -> None:
                     help="folder with detector.onnx and reader.onnx (default: committed)")
     ap.add_argument("--reads", type=Path, default=None,
                     help="pickle of the reads, loaded when it matches, else written")
+    ap.add_argument("--uncalibrated", action="store_true",
+                    help="read without the scenes' cameras (a table without intrinsics)")
     args = ap.parse_args()
     saved = _load(args.reads)
     print(f"{'det':>5} {'die':>5} {'views':>5} {'tilt':>5} {'stacked':>7} {'ph tilt':>7} "
@@ -71,13 +74,15 @@ def main() -> None:
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
-               views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature)
+               views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
+               "uncalibrated" if args.uncalibrated else "calibrated")
         if key not in saved:
             reader, reads = DiceReader(cfg), []
             for scene in SCENES:
                 for path, rec in load_folder(args.data / scene):
                     category, faces = truth(rec)
-                    dice = reader.read(load_image(path.parent / rec.image))
+                    view = None if args.uncalibrated else record_view(rec)
+                    dice = reader.read(load_image(path.parent / rec.image), view)
                     reads.append((scene, rec, category, faces, dice))
             saved[key] = reads
             if args.reads is not None:
