@@ -60,7 +60,8 @@ def train(
     init: Annotated[
         Path | None,
         typer.Option("--init", help="--stage margin or flags: the reader ONNX it trains on "
-                     "(default: the committed reader.onnx)."),
+                     "(default: the committed reader.onnx); --stage reader: a reader ONNX to "
+                     "fine-tune whole instead of training from the seed."),
     ] = None,
     synth_per_real: Annotated[
         float, typer.Option("--synth-per-real", help="Reader: plain synthetic dice per real die "
@@ -94,8 +95,15 @@ def train(
             negatives = (mine(train_set, detect, seed, d6), mine(valid_set, detect, seed + 1, d6))
             typer.echo(f"negatives: train {sum(map(len, negatives[0]))}, "
                        f"valid {sum(map(len, negatives[1]))}")
-        train_reader(train_set, valid_set, out / "reader", reader_epochs, seed, resume,
-                     negatives=negatives, synth_per_real=synth_per_real)
+        if init is None:
+            train_reader(train_set, valid_set, out / "reader", reader_epochs, seed, resume,
+                         negatives=negatives, synth_per_real=synth_per_real)
+        else:
+            from dicecall.models.read_train import FINETUNE_LR
+
+            train_reader(train_set, valid_set, out / "reader", reader_epochs, seed, resume,
+                         lr=FINETUNE_LR, negatives=negatives, synth_per_real=synth_per_real,
+                         init=init)
     if stage == "margin":
         from dicecall.models.margin_train import train_margin
 

@@ -45,6 +45,10 @@ DIE_WEIGHT = 0.25  # weight of the die-or-not balanced accuracy in choosing the 
 # Weight of the pip count's synthetic validation accuracy in choosing the best epoch: a roll
 # whose readings disagree goes to review, so the second reading counts too (session 10).
 PIP_WEIGHT = 0.25
+# Fine-tuning a finished reader read back from ONNX (`init`): its batch norms are folded, so
+# every layer stays in eval mode, and AdamW moves each weight by about lr a step whatever its
+# size; 1e-3 lowered the flags' AUCs when only they trained (flags_train.py, session 12).
+FINETUNE_LR = 2e-4
 
 
 def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator
@@ -134,10 +138,11 @@ def accuracy(model: Reader, crops: np.ndarray, geom: np.ndarray, faces: np.ndarr
     both classes (NaN when there is nothing to score)."""
     if len(faces) == 0:
         return float("nan"), float("nan"), float("nan")
+    was = model.training
     model.eval()
     outs = [model(torch.from_numpy(crops[i : i + 256]), torch.from_numpy(geom[i : i + 256]))
             for i in range(0, len(crops), 256)]
-    model.train()
+    model.train(was)
     pred = torch.cat([o[0].argmax(1) for o in outs]).numpy() + 1
     heat = torch.cat([o[1] for o in outs]).numpy()
     pips = recipe_count_pips(heat)
@@ -159,6 +164,7 @@ def die_accuracy(model: Reader, dice: tuple[np.ndarray, np.ndarray],
     negatives (crops, geom) dropped. NaN when either set is empty."""
     if len(dice[0]) == 0 or len(places[0]) == 0:
         return float("nan")
+    was = model.training
     model.eval()
     rates = []
     for crops, geom, keep in ((*dice, True), (*places, False)):
@@ -166,7 +172,7 @@ def die_accuracy(model: Reader, dice: tuple[np.ndarray, np.ndarray],
                                  torch.from_numpy(geom[i : i + 256]))[4][:, 0]
                            for i in range(0, len(crops), 256)]).numpy()
         rates.append(float(((logit > 0) == keep).mean()))
-    model.train()
+    model.train(was)
     return float(np.mean(rates))
 
 
@@ -195,16 +201,27 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
                  resume: bool, batch_size: int = 128, lr: float = 3e-3,
                  stop_after: int | None = None,
                  negatives: tuple[list[np.ndarray], list[np.ndarray]] | None = None,
-                 synth_per_real: float = SYNTH_PER_REAL) -> Path:
+                 synth_per_real: float = SYNTH_PER_REAL, init: Path | None = None) -> Path:
     """Trains, validating and checkpointing every epoch; returns the best checkpoint's path.
 
     `negatives` are (train, valid) places that are not dice, one [M, 3] array per sample
     (`negatives.mine`); without them the die-or-not head learns nothing. `stop_after` ends
-    this call after that many epochs, as an interruption would (tests).
+    this call after that many epochs, as an interruption would (tests). `init`: a reader
+    ONNX to fine-tune whole, every layer in eval mode (folded batch norms), at `lr`
+    (FINETUNE_LR from the command line); its own score is epoch 0's, so the best checkpoint
+    is never worse than the start by the selection score.
     """
     log = RunLog(out)
     seed_everything(seed)
-    model = Reader()
+    if init is None:
+        model = Reader()
+    else:
+        from dicecall.models.onnx_import import reader_from_onnx
+
+        model, untouched = reader_from_onnx(init)
+        if untouched:
+            raise ValueError(f"{init}: lacks {sorted({n.split('.')[0] for n in untouched})}; "
+                             "a fine-tune starts from a reader that has every layer")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     start, best = 0, -1.0
     if resume and (out / "last.pt").is_file():
@@ -223,22 +240,31 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
     log(event="cache", dice=int(cache.is_die.sum()), negatives=int((cache.is_die < 0.5).sum()),
         real=int(cache.real.sum()), steps=steps)
     last = epochs if stop_after is None else min(epochs, start + stop_after)
+
+    def validate(epoch: int) -> float:
+        (acc_real, _, _), (acc_syn, pip_syn, flag_syn) = (accuracy(model, *val_real),
+                                                          accuracy(model, *val_syn))
+        die_acc = die_accuracy(model, val_dice, val_neg)
+        log(event="valid", epoch=epoch, real=acc_real, synthetic=acc_syn, pips=pip_syn,
+            flags=flag_syn, die=die_acc)
+        # The face alone chose the best epoch before; the cocked and die-on-die calls rest on
+        # the flags, and the false dice on the die-or-not head, so they count too.
+        faces = [a for a in (acc_real, acc_syn) if not np.isnan(a)]
+        return float((np.mean(faces) if faces else 0.0) + FLAG_WEIGHT * np.nan_to_num(flag_syn)
+                     + DIE_WEIGHT * np.nan_to_num(die_acc) + PIP_WEIGHT * np.nan_to_num(pip_syn))
+
+    if init is not None and start == 0:
+        best = validate(0)
+        save_checkpoint(out / "best.pt", model, opt, 0, best)
     for epoch in range(start, last):
         rng = seed_everything(seed, epoch + 1)
         order = epoch_order(cache, rng, synth_per_real)
         batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
                    for b in range(steps)]
+        if init is None:
+            model.train()
         train_epoch(model, opt, batches, reader_loss, epoch, epochs, lr, log, 20)
-        (acc_real, _, _), (acc_syn, pip_syn, flag_syn) = (accuracy(model, *val_real),
-                                                          accuracy(model, *val_syn))
-        die_acc = die_accuracy(model, val_dice, val_neg)
-        log(event="valid", epoch=epoch + 1, real=acc_real, synthetic=acc_syn, pips=pip_syn,
-            flags=flag_syn, die=die_acc)
-        # The face alone chose the best epoch before; the cocked and die-on-die calls rest on
-        # the flags, and the false dice on the die-or-not head, so they count too.
-        faces = [a for a in (acc_real, acc_syn) if not np.isnan(a)]
-        score = ((np.mean(faces) if faces else 0.0) + FLAG_WEIGHT * np.nan_to_num(flag_syn)
-                 + DIE_WEIGHT * np.nan_to_num(die_acc) + PIP_WEIGHT * np.nan_to_num(pip_syn))
+        score = validate(epoch + 1)
         if score > best:
             best = score
             save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
