@@ -145,13 +145,6 @@ def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
                     per_channel=True, activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
     pre.unlink()
-    # The pre-processing drops the FP32 file's metadata; the INT8 file must say what it says.
-    model = onnx.load(str(dst))
-    have = {p.key for p in model.metadata_props}
-    lost = [p for p in onnx.load(str(src)).metadata_props if p.key not in have]
-    if lost:
-        model.metadata_props.extend(lost)
-        onnx.save(model, str(dst))
 
 
 def export_all(run: Path, out: Path, calib: list[Path]) -> dict:

@@ -261,8 +261,6 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
         order = epoch_order(cache, rng, synth_per_real)
         batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
                    for b in range(steps)]
-        if init is None:
-            model.train()
         train_epoch(model, opt, batches, reader_loss, epoch, epochs, lr, log, 20)
         score = validate(epoch + 1)
         if score > best:
