@@ -2,7 +2,7 @@
 the committed model, called by `vision.verdict`, printed as truth against verdict per game.
 
     python bench/bench_verdicts.py [--count 1000] [--seed 9100] [--data DIR] [--profile P]
-        [--views V]
+        [--views V] [--zoom PX]
 
 `--profile` applies a `dicecall calibrate model` profile (temperature and verdict thresholds),
 as a calibrated table runs; fit it on scenes of other seeds than the suite's.
@@ -119,6 +119,10 @@ def main() -> None:
                         help="folder with detector.onnx and reader.onnx (default: committed)")
     parser.add_argument("--views", type=int, default=None,
                         help="views per crop (default: the runtime's; vision/views.py)")
+    parser.add_argument("--zoom", type=float, default=None,
+                        help="the detector's second look below this median die side in "
+                             "detector pixels, 0 = never (default: the runtime's; "
+                             "vision/zoom.py)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     args = parser.parse_args()
@@ -140,8 +144,11 @@ def main() -> None:
         rcfg = with_models(rcfg or ReaderConfig(), args.models)
     if args.views:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={"views": args.views})
+    if args.zoom is not None:
+        rcfg = (rcfg or ReaderConfig()).model_copy(update={"zoom_below": args.zoom})
     reader = DiceReader(rcfg)
-    print(f"views per crop: {reader.config.views}")
+    print(f"views per crop: {reader.config.views}; second look below "
+          f"{reader.config.zoom_below} px")
     totals = collections.Counter()
     for scene in SCENES:
         folder = root / scene

@@ -59,6 +59,9 @@ def main() -> None:
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
                     default=[ReaderConfig().views], help="views per crop (vision/views.py)")
+    ap.add_argument("--zoom", type=_floats, default=[ReaderConfig().zoom_below],
+                    help="the detector's second look below this median die side in "
+                         "detector pixels, 0 = never (vision/zoom.py)")
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector.onnx and reader.onnx (default: committed)")
     ap.add_argument("--reads", type=Path, default=None,
@@ -67,15 +70,15 @@ def main() -> None:
                     help="read without the scenes' cameras (a table without intrinsics)")
     args = ap.parse_args()
     saved = _load(args.reads)
-    print(f"{'det':>5} {'die':>5} {'views':>5} {'tilt':>5} {'stacked':>7} {'ph tilt':>7} "
+    print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'tilt':>5} {'stacked':>7} {'ph tilt':>7} "
           f"{'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
-    for det, die, views in itertools.product(args.det, args.die, args.views):
-        cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views),
-                          args.models)
+    for det, die, views, zoom in itertools.product(args.det, args.die, args.views, args.zoom):
+        cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
+                                       zoom_below=zoom), args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
-               "uncalibrated" if args.uncalibrated else "calibrated")
+               "uncalibrated" if args.uncalibrated else "calibrated", _zoom(cfg))
         if key not in saved:
             reader, reads = DiceReader(cfg), []
             for scene in SCENES:
@@ -88,7 +91,12 @@ def main() -> None:
             if args.reads is not None:
                 args.reads.write_bytes(pickle.dumps(saved))
         _grid(saved[key], args.tilt, args.stacked, args.no_roll_tilt, args.support,
-              args.void_deg, args.edge_deg, args.reach, f"{det:>5} {die:>5} {views:>5}")
+              args.void_deg, args.edge_deg, args.reach,
+              f"{det:>5} {die:>5} {views:>5} {zoom:>5}")
+
+
+def _zoom(cfg: ReaderConfig) -> tuple:
+    return (cfg.zoom_below, cfg.zoom_to, cfg.zoom_margin, cfg.zoom_min_gain, cfg.zoom_keep_apart)
 
 
 def _digest(path: Path) -> str:

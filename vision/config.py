@@ -40,6 +40,21 @@ class ReaderConfig(BaseModel):
     near_peaks: float = Field(0.5, ge=0.0, le=2.0,
                               description="drop a peak closer than this x a stronger die's "
                                           "min(w, h): the same die (models/detector.md)")
+    # The zoomed second look (vision/zoom.py): 0 turns it off.
+    zoom_below: float = Field(24.0, ge=0.0, le=320.0,
+                              description="look again, enlarged, when the median die found is "
+                                          "narrower than this many detector pixels (0: never)")
+    zoom_to: float = Field(28.0, gt=0.0, le=320.0,
+                           description="enlarge at most until the median die spans this many "
+                                       "detector pixels")
+    zoom_margin: float = Field(1.5, ge=0.0, le=10.0,
+                               description="the second look reaches this many die sides past "
+                                           "the outermost dice")
+    zoom_min_gain: float = Field(1.25, ge=1.0, le=10.0,
+                                 description="look again only if it enlarges the dice this much")
+    zoom_keep_apart: float = Field(0.75, ge=0.0, le=5.0,
+                                   description="a first-look die stays when no second-look die "
+                                               "is nearer than this x its side")
     # The reader was trained with label smoothing 0.05, so at temperature 1 its top
     # probability stays near 0.96 and no read passes a 0.98 acceptance threshold; 0.79 is
     # the NLL fit on its validation dice (models/reader.md). `dicecall calibrate model`

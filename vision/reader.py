@@ -16,6 +16,7 @@ from .dice import Dice
 from .images import check_frame
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
 from .views import average_views
+from .zoom import merge_looks, zoom_window
 
 STRIDE = 4
 
@@ -109,12 +110,30 @@ class DiceReader:
             self.read(np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8))
 
     def detect(self, frame: np.ndarray):
-        """Stage 1 on the letterboxed frame: centres, boxes and scores in frame pixels."""
+        """Stage 1: centres, boxes and scores in frame pixels.
+
+        The detector looks at the whole letterboxed frame; when the dice it finds are small
+        there, it looks again at their cluster cut from the full-resolution frame and
+        enlarged (`zoom.py`), where touching dice no longer share a peak.
+        """
         cfg = self.config
-        x, scale = letterbox(frame, cfg.det_size)
+        first, scale = self._look(frame)
+        win = zoom_window(first[1], frame.shape, cfg.det_size, scale, cfg.zoom_below,
+                          cfg.zoom_to, cfg.zoom_margin, cfg.zoom_min_gain)
+        if win is None:
+            return first
+        x0, y0, x1, y1 = win
+        (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+        shift = np.array([x0, y0], np.float32)
+        second = (c + shift, b + np.tile(shift, 2), s)
+        return merge_looks(first, second, cfg.zoom_keep_apart)
+
+    def _look(self, image: np.ndarray):
+        cfg = self.config
+        x, scale = letterbox(image, cfg.det_size)
         heat, wh, off = self.detector.run(["heatmap", "wh", "offset"], {"image": x})
         return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice,
-                              cfg.near_peaks)
+                              cfg.near_peaks), scale
 
     def read(self, frame: np.ndarray, view: FloorView | None = None) -> Dice:
         """Finds and reads every die.

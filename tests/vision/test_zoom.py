@@ -1,0 +1,102 @@
+"""The detector's second, zoomed look at a cluster of small dice (vision/zoom.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dicecall.vision.config import ReaderConfig
+from dicecall.vision.zoom import merge_looks, zoom_window
+
+FRAME = (480, 640, 3)
+ARGS = dict(det_size=320, scale=0.5, below=24.0, target=28.0, margin=1.5, min_gain=1.25)
+
+
+def _boxes(centres, side):
+    c = np.asarray(centres, np.float32)
+    return np.concatenate([c - side / 2, c + side / 2], axis=1)
+
+
+def test_a_cluster_of_small_dice_is_looked_at_again_enlarged():
+    boxes = _boxes([[300, 220], [320, 220], [310, 240]], 20)  # 10 px in the detector's view
+    x0, y0, x1, y1 = zoom_window(boxes, FRAME, **ARGS)
+    assert x1 - x0 == y1 - y0, "a square window fills the letterbox"
+    assert 0 <= x0 and 0 <= y0 and x1 <= 640 and y1 <= 480
+    # every die with its margin of 1.5 sides is inside
+    assert x0 <= 290 - 30 and y0 <= 210 - 30 and x1 >= 330 + 30 and y1 >= 250 + 30
+    # enlarged to the target, not past it: 20 px dice in a 320-px look at 28 px each
+    assert 320 / (x1 - x0) == pytest.approx(28 / 20, rel=0.02)
+
+
+def test_no_second_look_for_dice_already_large_or_spread_across_the_frame():
+    assert zoom_window(_boxes([[300, 220]], 60), FRAME, **ARGS) is None  # 30 px already
+    spread = _boxes([[20, 20], [620, 460]], 20)
+    assert zoom_window(spread, FRAME, **ARGS) is None  # the window would be the frame
+    assert zoom_window(np.zeros((0, 4), np.float32), FRAME, **ARGS) is None
+    assert zoom_window(_boxes([[300, 220]], 20), FRAME, **{**ARGS, "below": 0.0}) is None
+
+
+def test_a_window_at_the_frame_edge_is_moved_inside_it():
+    x0, y0, x1, y1 = zoom_window(_boxes([[8, 470]], 16), FRAME, **ARGS)
+    assert (x0, y1) == (0, 480) and x1 > x0 and y1 > y0
+
+
+def _look(centres, side, scores):
+    c = np.asarray(centres, np.float32)
+    return c, _boxes(c, side), np.asarray(scores, np.float32)
+
+
+def test_two_touching_dice_under_one_first_look_peak_replace_it():
+    first = _look([[310, 220]], 20, [0.6])
+    second = _look([[300, 220], [320, 220]], 20, [0.5, 0.45])
+    centres, boxes, scores = merge_looks(first, second, 0.75)
+    assert centres.tolist() == [[300, 220], [320, 220]] and len(boxes) == 2
+    assert scores.tolist() == pytest.approx([0.5, 0.45])
+
+
+def test_a_die_only_the_first_look_found_is_kept():
+    first = _look([[300, 220], [500, 100]], 20, [0.6, 0.4])
+    second = _look([[301, 221]], 20, [0.7])
+    centres, _, _ = merge_looks(first, second, 0.75)
+    assert sorted(map(tuple, centres.tolist())) == [(301, 221), (500, 100)]
+
+
+def test_the_same_die_seen_twice_is_kept_once_from_the_surer_look():
+    first = _look([[300, 220]], 40, [0.53])
+    second = _look([[302, 221]], 30, [0.42])
+    centres, boxes, scores = merge_looks(first, second, 0.75)
+    assert centres.tolist() == [[300, 220]] and scores.tolist() == pytest.approx([0.53])
+    assert boxes[0, 2] - boxes[0, 0] == 40
+    centres, _, _ = merge_looks(first, _look([[302, 221]], 30, [0.9]), 0.75)
+    assert centres.tolist() == [[302, 221]]
+
+
+def test_an_empty_look_leaves_the_other():
+    first = _look([[300, 220]], 20, [0.6])
+    empty = _look(np.zeros((0, 2)), 20, np.zeros(0))
+    assert merge_looks(first, empty, 0.75)[0].tolist() == [[300, 220]]
+    assert merge_looks(empty, first, 0.75)[0].tolist() == [[300, 220]]
+
+
+FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
+
+
+def test_the_second_look_finds_touching_dice_the_first_look_merges():
+    """Pins the committed detector on a sample frame chosen for it (tests/data/frames): five
+    flat, touching dice; the first look finds four, the runtime with the second look all five."""
+    from dicecall.vision.images import load_image
+    from dicecall.vision.reader import DiceReader
+    from dicecall.vision.scoring import match
+
+    rec = json.loads((FRAMES / "throwbox_0000058.json").read_text())
+    frame = load_image(FRAMES / rec["image"])
+    boxes = np.array([d["box"] for d in rec["dice"]], np.float32)
+    once = DiceReader(ReaderConfig(zoom_below=0.0)).read(frame)
+    twice = DiceReader().read(frame)
+    assert len(match(once.centers, boxes)) == 4
+    pairs = match(twice.centers, boxes)
+    assert len(pairs) == len(twice) == 5
+    assert sorted(int(twice.face[p]) for p, _ in pairs) == sorted(d["face"] for d in rec["dice"])
