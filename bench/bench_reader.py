@@ -1,17 +1,20 @@
 """The dice reader against the targets of DESIGN.md, printed as one table.
 
     python bench/bench_reader.py [--synth DIR] [--real ../shared/data/real-dev] [--runs 100]
-        [--models DIR]
+        [--models DIR] [--views V] [--zoom PX]
 
 Accuracy, FP32 and INT8, on:
 - held-out synthetic scenes of each type (`DIR/test-{throwbox,shaker,craps}`; without
   `--synth`, 200 scenes of each are generated with seeds 7001-7003, never used in training):
-  dice read right, false detections per image, recall of cocked and stacked dice (flag >= 0.5);
+  dice read right, false detections per image, recall of cocked and stacked dice (flag at the
+  verdict's thresholds);
 - the real photos not used in training: epanemu valid + test, matteop65 valid (dice read right
   by centre matching, false detections per image) and tomitomi3 crops (read right).
 Speed, in one interleaved run with the same onnxruntime and threads: the reader's p50 from a
 decoded frame to `Dice` for a two-dice and a ten-dice frame, and the two models alone against
-the peer YOLO11n-320 (`../shared/peers/`).
+the peer YOLO11n-320 (`../shared/peers/`). Beside the runtime (FP32, INT8): FP32 reading each
+crop once (fp32x1), and FP32 with the detector looking once, without its zoomed second look
+(fp32z0).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 SCENES = (("throwbox", 7001), ("shaker", 7002), ("craps", 7003))
+CLUSTER_FRAME = ROOT / "tests/data/frames/throwbox_0000058.jpg"
 
 
 def _generate(out: Path, count: int) -> Path:
@@ -38,14 +42,15 @@ def _generate(out: Path, count: int) -> Path:
     return out
 
 
-def _reader(models: Path, variant: str, threads: int, views: int):
+def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None):
     from dicecall.vision.config import ReaderConfig
     from dicecall.vision.reader import DiceReader
 
     suffix = ".int8.onnx" if variant.startswith("int8") else ".onnx"
+    zoom = ReaderConfig().zoom_below if zoom is None else zoom
     return DiceReader(ReaderConfig(detector=models / f"detector{suffix}",
                                    reader=models / f"reader{suffix}", threads=threads,
-                                   views=views))
+                                   views=views, zoom_below=zoom))
 
 
 def _sets(synth: Path, real: Path) -> list[tuple[str, list[Path], dict]]:
@@ -101,9 +106,15 @@ def _frame_with(folder: Path, dice: int) -> np.ndarray | None:
 
 def speed(readers: dict, synth: Path, runs: int, threads: int) -> list[tuple[str, float, str]]:
     """p50 ms from decoded frame to `Dice`, both variants interleaved."""
+    from dicecall.vision.images import load_image
+
     rows = []
-    for dice, folder in ((2, synth / "test-craps"), (10, synth / "test-throwbox")):
-        frame = _frame_with(folder, dice) if folder.is_dir() else None
+    frames = [(f"{dice}-dice", _frame_with(folder, dice) if folder.is_dir() else None)
+              for dice, folder in ((2, synth / "test-craps"), (10, synth / "test-throwbox"))]
+    # Neither frame above is small enough for the detector's second look; this committed
+    # sample frame (five touching dice, 20-30 px) takes it.
+    frames.append(("5-dice cluster", load_image(CLUSTER_FRAME)))
+    for what, frame in frames:
         if frame is None:
             continue
         times: dict[str, list[float]] = {k: [] for k in readers}
@@ -114,7 +125,7 @@ def speed(readers: dict, synth: Path, runs: int, threads: int) -> list[tuple[str
                 if i >= 5:
                     times[name].append((time.perf_counter() - t0) * 1000)
         for name, t in times.items():
-            rows.append((f"reader p50, {dice}-dice {frame.shape[1]}x{frame.shape[0]} frame, "
+            rows.append((f"reader p50, {what} {frame.shape[1]}x{frame.shape[0]} frame, "
                          f"{name}", float(np.median(t)), "ms"))
     return rows
 
@@ -137,6 +148,10 @@ def main() -> int:
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector[.int8].onnx and reader[.int8].onnx (default: "
                          "the committed models), to measure a candidate the same way")
+    ap.add_argument("--zoom", type=float, default=None,
+                    help="the detector's second look below this median die side in detector "
+                         "pixels, 0 = never (default: the runtime's, vision/zoom.py); FP32 "
+                         "without it is measured beside it")
     args = ap.parse_args()
     from dicecall.vision.config import MODELS_DIR, ReaderConfig
 
@@ -146,16 +161,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         # Scenes are generated before any onnxruntime session exists: the pool forks.
         synth = args.synth or _generate(Path(tmp), args.count)
-        readers = {v: _reader(models, v, args.threads, views) for v in ("fp32", "int8")}
+        zoom = ReaderConfig().zoom_below if args.zoom is None else args.zoom
+        readers = {v: _reader(models, v, args.threads, views, zoom) for v in ("fp32", "int8")}
         if views > 1:  # the same models reading each crop once, for comparison
-            readers["fp32x1"] = _reader(models, "fp32", args.threads, 1)
+            readers["fp32x1"] = _reader(models, "fp32", args.threads, 1, zoom)
+        if zoom > 0:  # and the detector looking once (vision/zoom.py)
+            readers["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0)
         from dicecall.vision.verdict import VerdictConfig
 
         v = VerdictConfig()
         print(f"flags at the verdict's thresholds: tilt {v.tilt_threshold} "
               f"({v.tilt_line(False)} where a cocked die is a no roll), "
               f"stacked {v.stacked_threshold}")
-        print(f"views per crop: {views} (fp32x1: one)")
+        print(f"views per crop: {views} (fp32x1: one); detector's second look below {zoom} "
+              "px (fp32z0: none)")
         print(f"{'set':<22} {'var':<6} {'dice':>6} {'found':>9} {'read right':>10} "
               f"{'target':>7} {'false/img':>9} {'cocked rec':>16} {'stacked rec':>16}")
         for name, folders, target in _sets(synth, args.real):
@@ -172,7 +191,9 @@ def main() -> int:
             from dicecall.models.pipeline import time_models
 
             # A frame of D dice costs the reader D x views crops (one run per view in the
-            # runtime; timed here as one batch of that many, the models' cost alone).
+            # runtime; timed here as one batch of that many, the models' cost alone). The
+            # detector's second look, when the runtime takes it, is one more detector run,
+            # not counted here; the reader p50 rows above include it.
             for dice in (2, 10):
                 for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", views),
                                                          ("int8", ".int8.onnx", views),
