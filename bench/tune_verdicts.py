@@ -9,7 +9,7 @@ Use scenes of other seeds than the suite's (docs/verdicts.md used seeds 9200-920
     python bench/tune_verdicts.py --data TUNE --tilt 0.1,0.2,0.3 --stacked 0.15,0.25 \
         --no-roll-tilt 0.05,0.1 --support 1.2,1.5 --void-deg 10,15,20 --reach 0.8,1.2 \
         --det 0.25,0.35 \
-        --die 0.5 --views 1,4,8 --reads reads.pkl
+        --die 0.5 --views 1,4,8 --min-conf 0.97,0.98 --reads reads.pkl
 
 `--reads FILE` keeps the reads: a later run with the same file, models and reader settings
 sweeps the verdict's lines without reading the scenes again.
@@ -55,6 +55,8 @@ def main() -> None:
                     help="up margin, degrees, under which a cocked die goes to review")
     ap.add_argument("--reach", type=_floats, default=[VerdictConfig().stack_reach],
                     help="die-on-die: the die beneath within this x the flagged die's side")
+    ap.add_argument("--min-conf", type=_floats, default=[VerdictConfig().min_confidence],
+                    help="face probability needed to accept a reading")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
@@ -71,7 +73,8 @@ def main() -> None:
     args = ap.parse_args()
     saved = _load(args.reads)
     print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'tilt':>5} {'stacked':>7} {'ph tilt':>7} "
-          f"{'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'unsafe not valid':>17} "
+          f"{'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
+          f"{'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
     for det, die, views, zoom in itertools.product(args.det, args.die, args.views, args.zoom):
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
@@ -91,7 +94,7 @@ def main() -> None:
             if args.reads is not None:
                 args.reads.write_bytes(pickle.dumps(saved))
         _grid(saved[key], args.tilt, args.stacked, args.no_roll_tilt, args.support,
-              args.void_deg, args.edge_deg, args.reach,
+              args.void_deg, args.edge_deg, args.reach, args.min_conf,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5}")
 
 
@@ -110,19 +113,20 @@ def _load(path: Path | None) -> dict:
 
 def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list[float],
           supports: list[float], voids: list[float], edges: list[float], reaches: list[float],
-          prefix: str) -> None:
-    for tilt, stacked, ph, support, void, edge, reach in itertools.product(
-            tilts, stackeds, ph_tilts, supports, voids, edges, reaches):
+          confs: list[float], prefix: str) -> None:
+    for tilt, stacked, ph, support, void, edge, reach, conf in itertools.product(
+            tilts, stackeds, ph_tilts, supports, voids, edges, reaches, confs):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
                             no_roll_tilt_threshold=ph, support_reach=support,
-                            void_margin_deg=void, edge_review_deg=edge, stack_reach=reach)
+                            void_margin_deg=void, edge_review_deg=edge, stack_reach=reach,
+                            min_confidence=conf)
         calls = []
         for scene, rec, category, faces, dice in reads:
             v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
             calls.append((category, v.status, v.status == VALID and sorted(v.faces) != faces))
         n = rates(calls)
         print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {support:>7} {void:>5} {edge:>5} "
-              f"{reach:>5} "
+              f"{reach:>5} {conf:>5} "
               f"{100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10}")

@@ -81,7 +81,7 @@ ROWS = [
      [(30 * k + 10, 50, 2, {"tilt": 0.3, "margin": 25.0} if k == 1 else {})
       for k in range(10)], REVIEW, "cocked_near_edge"),
     ("623a.9(b) leaning on one side, counts", CRAPS,
-     [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 40.0})], VALID, "cocked_counts"),
+     [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 43.0})], VALID, "cocked_counts"),
     ("623a.8(c)(3) at rest on the bank chips", CRAPS, [TWO[0], (450, 50, 6)], REVIEW,
      "rest_on_bank_chips"),
     ("623a.9(c) low confidence", CRAPS, [TWO[0], (200, 120, 5, {"p": 0.7})], REVIEW,
