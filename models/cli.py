@@ -267,11 +267,28 @@ def gallery(
     typer.echo(json.dumps({"out": str(out), "shown": counts}))
 
 
+def rebox(
+    data: Annotated[list[Path], typer.Option("--data", help="Scene folders (our JSON); repeat.")],
+    out: Annotated[Path, typer.Option("--out", help="Each folder's copy goes to OUT/NAME.")],
+) -> None:
+    """Copies scene folders with each die's box replaced by the committed runtime detector's,
+    so the flags train on crops cut where the runtime cuts them (models/rebox.py)."""
+    from dicecall.models.rebox import rebox_folder
+    from dicecall.vision.reader import DiceReader
+
+    reader = DiceReader()
+    for d in data:
+        if (out / d.name).resolve() == d.resolve():
+            raise typer.BadParameter(f"--out {out}: would overwrite {d}")
+        counts = rebox_folder(reader, d, out / d.name)
+        typer.echo(json.dumps({"data": str(d), "out": str(out / d.name), **counts}))
+
+
 def register(app: typer.Typer) -> None:
     """Adds the `models` group to the `dicecall` command."""
     group = typer.Typer(
         help="Train, export, score and time the dice reader's models.", no_args_is_help=True
     )
-    for fn in (train, export, quantize, evaluate, sweep, bench, gallery):
+    for fn in (train, export, quantize, evaluate, sweep, bench, gallery, rebox):
         group.command()(fn)
     app.add_typer(group, name="models")

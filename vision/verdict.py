@@ -36,9 +36,12 @@ class VerdictConfig(BaseModel):
     # that did not happen; where it counts (623a.9(b), 675a.4(c)) the flag only asks whether
     # it rests on two sides. Session 9's reader let more cocked shaker dice through at 0.1;
     # 0.05 was chosen on the tuning suite (docs/verdicts.md says what prompted it) and kept
-    # for session 10's reader.
+    # for session 10's reader. Session 14's reader, its flags fine-tuned on the detector's
+    # boxes, raises its tilt probability on far fewer flat dice, so the line moved to 0.015,
+    # chosen on two tuning suites (seeds 9200-9202, 9300-9302) and checked on four others
+    # (docs/verdicts.md).
     no_roll_tilt_threshold: float = Field(
-        0.05, gt=0.0, lt=1.0, description="tilt probability = cocked in a game where a cocked "
+        0.015, gt=0.0, lt=1.0, description="tilt probability = cocked in a game where a cocked "
                                           "die is a no roll (the lower of this and "
                                           "tilt_threshold applies)")
     stacked_threshold: float = Field(0.35, gt=0.0, lt=1.0,

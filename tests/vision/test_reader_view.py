@@ -1,6 +1,7 @@
 """The runtime gives the reader the table camera's view only when the reader ONNX says it was
 trained on views (`preprocess.GEOM_META`): a reader that learnt the typical camera's guess
-reads worse with a true view (docs/verdicts.md, session 13)."""
+reads worse with a true view (docs/verdicts.md, session 13). The committed reader has been
+trained on views since session 14."""
 
 from __future__ import annotations
 
@@ -33,9 +34,31 @@ def _flags(dice) -> np.ndarray:
     return np.column_stack([dice.tilt, dice.stacked])
 
 
-def test_a_reader_without_the_stamp_reads_as_if_uncalibrated() -> None:
+def _unstamped(tmp_path: Path) -> ReaderConfig:
+    """A copy of the committed models whose reader carries no `dicecall.geom` stamp, as
+    readers trained before session 13 do."""
+    import onnx
+
+    from dicecall.vision.preprocess import GEOM_META
+
+    shutil.copy(MODELS / "detector.onnx", tmp_path / "detector.onnx")
+    model = onnx.load(str(MODELS / "reader.onnx"))
+    keep = [p for p in model.metadata_props if p.key != GEOM_META]
+    del model.metadata_props[:]
+    model.metadata_props.extend(keep)
+    onnx.save(model, str(tmp_path / "reader.onnx"))
+    return ReaderConfig(detector=tmp_path / "detector.onnx", reader=tmp_path / "reader.onnx",
+                        warmup=0)
+
+
+def test_the_committed_reader_was_trained_on_views() -> None:
+    """Session 14's reader: its flags were fine-tuned with each scene's own camera."""
+    assert DiceReader(ReaderConfig(warmup=0)).uses_view
+
+
+def test_a_reader_without_the_stamp_reads_as_if_uncalibrated(tmp_path) -> None:
     frame = load_image(FRAME)
-    reader = DiceReader(ReaderConfig(warmup=0))
+    reader = DiceReader(_unstamped(tmp_path))
     assert not reader.uses_view
     plain = reader.read(frame)
     np.testing.assert_array_equal(_flags(reader.read(frame, _view(frame.shape, 8, 4))),
@@ -45,12 +68,9 @@ def test_a_reader_without_the_stamp_reads_as_if_uncalibrated() -> None:
 def test_a_stamped_reader_reads_with_the_view(tmp_path) -> None:
     from dicecall.models.export import stamp_floor_view
 
-    for name in ("detector.onnx", "reader.onnx"):
-        shutil.copy(MODELS / name, tmp_path / name)
+    cfg = _unstamped(tmp_path)
     stamp_floor_view(tmp_path / "reader.onnx")
     stamp_floor_view(tmp_path / "reader.onnx")  # stamping twice keeps one entry
-    cfg = ReaderConfig(detector=tmp_path / "detector.onnx", reader=tmp_path / "reader.onnx",
-                       warmup=0)
     frame = load_image(FRAME)
     reader = DiceReader(cfg)
     assert reader.uses_view
