@@ -72,8 +72,8 @@ def main() -> None:
                     help="read without the scenes' cameras (a table without intrinsics)")
     args = ap.parse_args()
     saved = _load(args.reads)
-    print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'tilt':>5} {'stacked':>7} {'ph tilt':>7} "
-          f"{'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
+    print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'tilt':>5} {'stacked':>7} "
+          f"{'ph tilt':>7} {'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
           f"{'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
     for det, die, views, zoom in itertools.product(args.det, args.die, args.views, args.zoom):

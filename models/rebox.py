@@ -1,8 +1,8 @@
 """Scene folders relabelled with the runtime detector's boxes, for training the flags.
 
 The reader's crops are cut around a box: in training the labelled one, at run time the
-detector's. Session 14 measured what the difference costs. The committed runtime reader (four
-views), on the same dice of a tuning suite (seeds 9300-9302), ranked cocked shaker dice with
+detector's. Session 14 measured what the difference costs. Session 11's reader in the runtime
+(four views), on the same dice of a tuning suite (seeds 9300-9302), ranked cocked shaker dice with
 a tilt AUC of 0.934 around the labelled boxes and 0.875 around the detector's, craps 0.963
 and 0.872 (models/reader.md). On a cocked die the detector's box sits a median 5-8 % of the
 side off the labelled one, 15-16 % at the 90th percentile, and is 0.74-1.14 times its size.

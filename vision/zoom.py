@@ -48,9 +48,10 @@ def zoom_window(boxes: np.ndarray, frame_shape: tuple, det_size: int, scale: flo
     if det_size / reach < min_gain * scale:
         return None
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    span = round(float(reach))
     left = int(np.clip(round(cx - reach / 2), 0, max(0, w - reach)))
     top = int(np.clip(round(cy - reach / 2), 0, max(0, h - reach)))
-    return left, top, min(w, left + int(round(reach))), min(h, top + int(round(reach)))
+    return left, top, min(w, left + span), min(h, top + span)
 
 
 def merge_looks(first: tuple, second: tuple, keep_apart: float) -> tuple:
