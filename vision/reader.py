@@ -126,7 +126,7 @@ class DiceReader:
         (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
         shift = np.array([x0, y0], np.float32)
         second = (c + shift, b + np.tile(shift, 2), s)
-        return merge_looks(first, second, cfg.zoom_keep_apart)
+        return merge_looks(first, second, cfg.zoom_keep_apart, cfg.max_dice)
 
     def _look(self, image: np.ndarray):
         cfg = self.config

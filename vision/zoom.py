@@ -5,7 +5,7 @@ into a High Roll throw box land in a tight cluster, often 20 px wide each in a 6
 10 px in the detector's view, two and a half cells. Two touching dice then give one peak, or
 their peaks fall within `near_peaks` of each other and one is dropped. On the held-out
 synthetic throw box scenes most missed dice that were fully in view were such neighbours
-(models/detector.md, "Zoomed second look"). The detector was trained at zooms of 0.6-2.2x
+(models/detector.md, "The zoomed second look"). The detector was trained at zooms of 0.6-2.2x
 around the letterbox scale, so it reads the same cluster cut from the full-resolution frame
 and enlarged, where each die spans more cells. Pure geometry here; the reader runs it.
 """
@@ -54,7 +54,7 @@ def zoom_window(boxes: np.ndarray, frame_shape: tuple, det_size: int, scale: flo
     return left, top, min(w, left + span), min(h, top + span)
 
 
-def merge_looks(first: tuple, second: tuple, keep_apart: float) -> tuple:
+def merge_looks(first: tuple, second: tuple, keep_apart: float, limit: int) -> tuple:
     """One set of dice from the two looks.
 
     A first-look die with no second-look die near it stays: the second look missed it. One
@@ -67,11 +67,12 @@ def merge_looks(first: tuple, second: tuple, keep_apart: float) -> tuple:
         first, second: (centers (K, 2), boxes (K, 4), scores (K,)) in frame pixels.
         keep_apart: a second-look die is near a first-look one when closer than this many
             of the first-look die's sides.
+        limit: the most dice kept, strongest first (each look alone keeps as many).
     """
     c1, b1, s1 = first
     c2, b2, s2 = second
     if len(c2) == 0 or len(c1) == 0:
-        return second if len(c2) else first
+        return second if len(c2) else first  # each look is already within the limit
     side = np.maximum(b1[:, 2] - b1[:, 0], b1[:, 3] - b1[:, 1])
     dist = np.hypot(c1[:, None, 0] - c2[None, :, 0], c1[:, None, 1] - c2[None, :, 1])
     near = dist < keep_apart * side[:, None]
@@ -84,5 +85,5 @@ def merge_looks(first: tuple, second: tuple, keep_apart: float) -> tuple:
     centers = np.concatenate([c2[keep2], c1[keep1]]).astype(np.float32)
     boxes = np.concatenate([b2[keep2], b1[keep1]]).astype(np.float32)
     scores = np.concatenate([s2[keep2], s1[keep1]]).astype(np.float32)
-    order = np.argsort(-scores, kind="stable")
+    order = np.argsort(-scores, kind="stable")[:limit]
     return centers[order], boxes[order], scores[order]

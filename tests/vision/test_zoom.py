@@ -52,33 +52,41 @@ def _look(centres, side, scores):
 def test_two_touching_dice_under_one_first_look_peak_replace_it():
     first = _look([[310, 220]], 20, [0.6])
     second = _look([[300, 220], [320, 220]], 20, [0.5, 0.45])
-    centres, boxes, scores = merge_looks(first, second, 0.75)
+    centres, boxes, scores = merge_looks(first, second, 0.75, 100)
     assert centres.tolist() == [[300, 220], [320, 220]] and len(boxes) == 2
     assert scores.tolist() == pytest.approx([0.5, 0.45])
+
+
+def test_the_merged_looks_keep_at_most_the_limit_strongest_first():
+    first = _look([[100, 100], [300, 300]], 20, [0.9, 0.3])
+    second = _look([[500, 100]], 20, [0.6])
+    centres, _, scores = merge_looks(first, second, 0.75, 2)
+    assert scores.tolist() == pytest.approx([0.9, 0.6])
+    assert centres.tolist() == [[100, 100], [500, 100]]
 
 
 def test_a_die_only_the_first_look_found_is_kept():
     first = _look([[300, 220], [500, 100]], 20, [0.6, 0.4])
     second = _look([[301, 221]], 20, [0.7])
-    centres, _, _ = merge_looks(first, second, 0.75)
+    centres, _, _ = merge_looks(first, second, 0.75, 100)
     assert sorted(map(tuple, centres.tolist())) == [(301, 221), (500, 100)]
 
 
 def test_the_same_die_seen_twice_is_kept_once_from_the_surer_look():
     first = _look([[300, 220]], 40, [0.53])
     second = _look([[302, 221]], 30, [0.42])
-    centres, boxes, scores = merge_looks(first, second, 0.75)
+    centres, boxes, scores = merge_looks(first, second, 0.75, 100)
     assert centres.tolist() == [[300, 220]] and scores.tolist() == pytest.approx([0.53])
     assert boxes[0, 2] - boxes[0, 0] == 40
-    centres, _, _ = merge_looks(first, _look([[302, 221]], 30, [0.9]), 0.75)
+    centres, _, _ = merge_looks(first, _look([[302, 221]], 30, [0.9]), 0.75, 100)
     assert centres.tolist() == [[302, 221]]
 
 
 def test_an_empty_look_leaves_the_other():
     first = _look([[300, 220]], 20, [0.6])
     empty = _look(np.zeros((0, 2)), 20, np.zeros(0))
-    assert merge_looks(first, empty, 0.75)[0].tolist() == [[300, 220]]
-    assert merge_looks(empty, first, 0.75)[0].tolist() == [[300, 220]]
+    assert merge_looks(first, empty, 0.75, 100)[0].tolist() == [[300, 220]]
+    assert merge_looks(empty, first, 0.75, 100)[0].tolist() == [[300, 220]]
 
 
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
