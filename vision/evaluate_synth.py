@@ -9,6 +9,7 @@ import numpy as np
 from .evaluate import Result
 from .images import ImageError, load_image
 from .scoring import Score, match
+from .verdict import VerdictConfig
 
 TILT_BANDS = ((0, 5), (5, 15), (15, 30), (30, 90))  # degrees; 5 is the labels' cocked line
 
@@ -38,7 +39,8 @@ def match_visible_first(centers: np.ndarray, boxes: np.ndarray, seen: np.ndarray
 
 
 def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None,
-                       stacked_threshold: float | None = None, config=None) -> Result:
+                       stacked_threshold: float | None = None,
+                       config: VerdictConfig | None = None) -> Result:
     """Face and detection score, plus recall of cocked / stacked dice by tilt band.
 
     A die counts as flagged at the verdict's thresholds (`config`, a `VerdictConfig`, its
@@ -48,7 +50,6 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
     from dicecall.datasets.schema import MIN_VISIBLE, load_folder
 
     from .profiles import profile
-    from .verdict import VerdictConfig
 
     defaults = VerdictConfig() if config is None else config
     stacked_threshold = (defaults.stacked_threshold if stacked_threshold is None

@@ -26,7 +26,7 @@ class VerdictConfig(BaseModel):
 
     min_confidence: float = Field(0.98, ge=0.0, le=1.0,
                                   description="face probability needed to accept a reading")
-    # Below 0.5 on purpose: a missed cocked or stacked die can settle a no roll, a false
+    # At most 0.5 on purpose: a missed cocked or stacked die can settle a no roll, a false
     # flag only sends a good roll to review or a rethrow. Tilt 0.1 was chosen in session 5 on
     # the tuning suite (seeds 9200-9202). Stacked was 0.35 from session 10 (chosen for its
     # reader on 9,000 scenes pooled, docs/verdicts.md) to session 14; 0.5 since session 15,
