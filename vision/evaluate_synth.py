@@ -9,7 +9,6 @@ import numpy as np
 from .evaluate import Result
 from .images import ImageError, load_image
 from .scoring import Score, match
-from .verdict import VerdictConfig
 
 TILT_BANDS = ((0, 5), (5, 15), (15, 30), (30, 90))  # degrees; 5 is the labels' cocked line
 
@@ -39,19 +38,18 @@ def match_visible_first(centers: np.ndarray, boxes: np.ndarray, seen: np.ndarray
 
 
 def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None,
-                       stacked_threshold: float | None = None,
-                       config: VerdictConfig | None = None) -> Result:
+                       stacked_threshold: float | None = None) -> Result:
     """Face and detection score, plus recall of cocked / stacked dice by tilt band.
 
-    A die counts as flagged at the verdict's thresholds (`config`, a `VerdictConfig`, its
-    defaults when None; the tilt line of the scene's game), so the recall is the one the
-    no-roll rules get. `tilt_threshold` / `stacked_threshold` override those lines.
+    A die counts as flagged at the verdict's thresholds (`VerdictConfig` defaults unless
+    given; the tilt line of the scene's game), so the recall is the one the no-roll rules get.
     """
     from dicecall.datasets.schema import MIN_VISIBLE, load_folder
 
     from .profiles import profile
+    from .verdict import VerdictConfig
 
-    defaults = VerdictConfig() if config is None else config
+    defaults = VerdictConfig()
     stacked_threshold = (defaults.stacked_threshold if stacked_threshold is None
                          else stacked_threshold)
 

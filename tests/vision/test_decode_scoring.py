@@ -105,17 +105,15 @@ def test_two_peaks_of_one_large_die_decode_as_one():
 
 @pytest.mark.parametrize(("frame", "flagged"), [("shaker_0000001", 1), ("craps_0000004", 0)])
 def test_cocked_recall_uses_the_games_tilt_line(tmp_path, frame, flagged):
-    """A tilt of 0.07 is cocked in Props & Hops (668a.3(h), at a no-roll line of 0.05) and
-    flat in Craps (623a.9(b), line 0.1): the synthetic evaluation counts recall at the line
-    the verdict applies to the scene's game. (The committed lines are equal since session
-    15; a calibrated profile may set the no-roll line lower, as this one does.)"""
+    """A tilt of 0.07 is cocked in Props & Hops (668a.3(h), line 0.05) and flat in Craps
+    (623a.9(b), line 0.1): the synthetic evaluation counts recall at the line the verdict
+    applies to the scene's game."""
     import json
     import shutil
     from pathlib import Path
 
     from dicecall.vision.dice import Dice
     from dicecall.vision.evaluate_synth import evaluate_synthetic
-    from dicecall.vision.verdict import VerdictConfig
 
     src = Path(__file__).resolve().parents[1] / "data" / "frames" / f"{frame}.json"
     rec = json.loads(src.read_text())
@@ -133,7 +131,6 @@ def test_cocked_recall_uses_the_games_tilt_line(tmp_path, frame, flagged):
                         pip_face=np.zeros(n, np.int8), tilt=np.full(n, 0.07, np.float32),
                         stacked=np.zeros(n, np.float32), det_score=np.ones(n, np.float32))
 
-    cfg = VerdictConfig(tilt_threshold=0.1, no_roll_tilt_threshold=0.05)
-    bands = evaluate_synthetic(Stub(), tmp_path, config=cfg).by_band
+    bands = evaluate_synthetic(Stub(), tmp_path).by_band
     assert sum(b["labelled"] for k, b in bands.items() if k.startswith("cocked")) == 1
     assert sum(b["flagged"] for k, b in bands.items() if k.startswith("cocked")) == flagged
