@@ -111,6 +111,15 @@ def _load(path: Path | None) -> dict:
     return pickle.loads(path.read_bytes()) if path is not None and path.is_file() else {}
 
 
+def tally(reads: list, cfg: VerdictConfig) -> dict[str, int]:
+    """`bench_verdicts.rates` of the verdicts at `cfg` on reads kept by this script."""
+    calls = []
+    for scene, rec, category, faces, dice in reads:
+        v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
+        calls.append((category, v.status, v.status == VALID and sorted(v.faces) != faces))
+    return rates(calls)
+
+
 def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list[float],
           supports: list[float], voids: list[float], edges: list[float], reaches: list[float],
           confs: list[float], prefix: str) -> None:
@@ -120,11 +129,7 @@ def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list
                             no_roll_tilt_threshold=ph, support_reach=support,
                             void_margin_deg=void, edge_review_deg=edge, stack_reach=reach,
                             min_confidence=conf)
-        calls = []
-        for scene, rec, category, faces, dice in reads:
-            v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
-            calls.append((category, v.status, v.status == VALID and sorted(v.faces) != faces))
-        n = rates(calls)
+        n = tally(reads, cfg)
         print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {support:>7} {void:>5} {edge:>5} "
               f"{reach:>5} {conf:>5} "
               f"{100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "

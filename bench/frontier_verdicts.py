@@ -1,0 +1,92 @@
+"""The most good rolls called valid at each count of unsafe rolls let through, over a grid of
+the verdict's lines, on reads kept by `tune_verdicts.py --reads` (issue 6).
+
+    python bench/frontier_verdicts.py READS.pkl [READS.pkl ...] [--reader SHA256_PREFIX]
+        [--tilt 0.05,0.1] [--stacked 0.35,0.5] [--no-roll-tilt 0.015,0.1] [--edge-deg 30,40]
+        [--most 15]
+
+Each file holds the reads of one suite (several runtimes may share it; `--reader` picks the
+one whose reader ONNX has that sha256 prefix). The suites are pooled: a line is scored by the
+unsafe rolls it lets through and the good rolls it passes over all of them. Comparing two
+readers by their frontiers, not at one line each, asks whether a reader is better at any
+safety rather than whether its lines happen to suit a suite (docs/verdicts.md, sessions
+14-15). Choose lines on tuning suites; an untouched suite only reports them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import itertools
+from pathlib import Path
+
+from bench_verdicts import UNSAFE
+from tune_verdicts import _floats, _load, tally
+
+from dicecall.vision.verdict import VerdictConfig
+
+
+def pick(saved: dict, reader_prefix: str | None, name: str) -> list:
+    """The one runtime's reads in a `--reads` file (keys: tune_verdicts' settings)."""
+    keys = [k for k in saved if reader_prefix is None or k[2].startswith(reader_prefix)]
+    if len(keys) != 1:
+        held = ", ".join(f"reader {k[2][:12]} det {k[3]} views {k[5]}" for k in saved)
+        raise SystemExit(f"{name}: {len(keys)} runtimes match --reader "
+                         f"{reader_prefix!r} (held: {held or 'none'})")
+    return saved[keys[0]]
+
+
+def frontier(suites: list[list], configs: list[VerdictConfig], most: int) -> list[tuple]:
+    """For each K in 0..most: (K, let through, good passed %, wrong faces, config) of the
+    config with the most good rolls valid at no more than K unsafe rolls let through, over
+    the suites pooled; None where no config lets so few through."""
+    scored = []
+    for cfg in configs:
+        total = collections.Counter()
+        for reads in suites:
+            total.update(tally(reads, cfg))
+        through = total["unsafe"] - total["caught"]
+        scored.append((through, 100 * total["passed"] / max(total["good"], 1),
+                       total["wrong"], cfg))
+    rows = []
+    for k in range(most + 1):
+        fits = [s for s in scored if s[0] <= k]
+        best = max(fits, key=lambda s: (s[1], -s[0])) if fits else None
+        rows.append((k, *best) if best else (k, None, None, None, None))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("reads", type=Path, nargs="+", help="files written by tune_verdicts --reads")
+    ap.add_argument("--reader", default=None, help="sha256 prefix of the reader ONNX")
+    ap.add_argument("--tilt", type=_floats, default=[0.05, 0.1, 0.2, 0.3])
+    ap.add_argument("--stacked", type=_floats, default=[0.25, 0.35, 0.5])
+    ap.add_argument("--no-roll-tilt", type=_floats,
+                    default=[0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2])
+    ap.add_argument("--edge-deg", type=_floats, default=[30.0, 40.0])
+    ap.add_argument("--most", type=int, default=15, help="largest count let through shown")
+    args = ap.parse_args()
+    for path in args.reads:
+        if not path.is_file():
+            raise SystemExit(f"{path}: no such reads file (write it with tune_verdicts --reads)")
+    suites = [pick(_load(p), args.reader, str(p)) for p in args.reads]
+    configs = [VerdictConfig(tilt_threshold=t, stacked_threshold=s, no_roll_tilt_threshold=ph,
+                             edge_review_deg=e)
+               for t, s, ph, e in itertools.product(args.tilt, args.stacked,
+                                                    args.no_roll_tilt, args.edge_deg)]
+    unsafe = sum(category in UNSAFE for reads in suites for _, _, category, _, _ in reads)
+    print(f"{len(suites)} suite(s) pooled, {unsafe} unsafe rolls; {len(configs)} lines")
+    print(f"{'at most':>7} {'through':>7} {'good valid':>10} {'wrong':>5}  "
+          f"{'tilt':>5} {'stacked':>7} {'ph tilt':>7} {'edge':>5}")
+    for k, through, passed, wrong, cfg in frontier(suites, configs, args.most):
+        if cfg is None:
+            print(f"{k:>7} {'-':>7}")
+            continue
+        print(f"{k:>7} {through:>7} {passed:>9.2f}% {wrong:>5}  {cfg.tilt_threshold:>5} "
+              f"{cfg.stacked_threshold:>7} {cfg.no_roll_tilt_threshold:>7} "
+              f"{cfg.edge_review_deg:>5}")
+
+
+if __name__ == "__main__":
+    main()
