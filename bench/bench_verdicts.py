@@ -123,6 +123,9 @@ def main() -> None:
                         help="the detector's second look below this median die side in "
                              "detector pixels, 0 = never (default: the runtime's; "
                              "vision/zoom.py)")
+    parser.add_argument("--tilt-scale", type=float, default=None,
+                        help="second, wider crop for the tilt flag, x the box side, 0 = none "
+                             "(default: the runtime's; ReaderConfig.tilt_crop_scale)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     args = parser.parse_args()
@@ -146,9 +149,11 @@ def main() -> None:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={"views": args.views})
     if args.zoom is not None:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={"zoom_below": args.zoom})
+    if args.tilt_scale is not None:
+        rcfg = (rcfg or ReaderConfig()).model_copy(update={"tilt_crop_scale": args.tilt_scale})
     reader = DiceReader(rcfg)
     print(f"views per crop: {reader.config.views}; second look below "
-          f"{reader.config.zoom_below} px")
+          f"{reader.config.zoom_below} px; tilt crop {reader.config.tilt_crop_scale}")
     totals = collections.Counter()
     for scene in SCENES:
         folder = root / scene

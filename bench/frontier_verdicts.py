@@ -2,11 +2,13 @@
 the verdict's lines, on reads kept by `tune_verdicts.py --reads` (issue 6).
 
     python bench/frontier_verdicts.py READS.pkl [READS.pkl ...] [--reader SHA256_PREFIX]
+        [--tilt-scale 2.1]
         [--tilt 0.05,0.1] [--stacked 0.35,0.5] [--no-roll-tilt 0.015,0.1] [--edge-deg 30,40]
         [--most 15]
 
 Each file holds the reads of one suite (several runtimes may share it; `--reader` picks the
-one whose reader ONNX has that sha256 prefix). The suites are pooled: a line is scored by the
+one whose reader ONNX has that sha256 prefix, `--tilt-scale` the one read with that wider
+tilt crop). The suites are pooled: a line is scored by the
 unsafe rolls it lets through and the good rolls it passes over all of them. Comparing two
 readers by their frontiers, not at one line each, asks whether a reader is better at any
 safety rather than whether its lines happen to suit a suite (docs/verdicts.md, sessions
@@ -26,13 +28,22 @@ from tune_verdicts import _floats, _load, tally
 from dicecall.vision.verdict import VerdictConfig
 
 
-def pick(saved: dict, reader_prefix: str | None, name: str) -> list:
+def _wide(key: tuple) -> float:
+    """The tilt's wider crop a key was read with (keys before session 16 have none: 0)."""
+    return float(key[11]) if len(key) > 11 else 0.0
+
+
+def pick(saved: dict, reader_prefix: str | None, name: str,
+         tilt_scale: float | None = None) -> list:
     """The one runtime's reads in a `--reads` file (keys: tune_verdicts' settings)."""
-    keys = [k for k in saved if reader_prefix is None or k[2].startswith(reader_prefix)]
+    keys = [k for k in saved if (reader_prefix is None or k[2].startswith(reader_prefix))
+            and (tilt_scale is None or _wide(k) == tilt_scale)]
     if len(keys) != 1:
-        held = ", ".join(f"reader {k[2][:12]} det {k[3]} views {k[5]}" for k in saved)
+        held = ", ".join(f"reader {k[2][:12]} det {k[3]} views {k[5]} wide {_wide(k)}"
+                         for k in saved)
         raise SystemExit(f"{name}: {len(keys)} runtimes match --reader "
-                         f"{reader_prefix!r} (held: {held or 'none'})")
+                         f"{reader_prefix!r} --tilt-scale {tilt_scale} "
+                         f"(held: {held or 'none'})")
     return saved[keys[0]]
 
 
@@ -60,6 +71,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reads", type=Path, nargs="+", help="files written by tune_verdicts --reads")
     ap.add_argument("--reader", default=None, help="sha256 prefix of the reader ONNX")
+    ap.add_argument("--tilt-scale", type=float, default=None,
+                    help="the runtime read with this wider tilt crop (0: none)")
     ap.add_argument("--tilt", type=_floats, default=[0.05, 0.1, 0.2, 0.3])
     ap.add_argument("--stacked", type=_floats, default=[0.25, 0.35, 0.5])
     ap.add_argument("--no-roll-tilt", type=_floats,
@@ -70,7 +83,7 @@ def main() -> None:
     for path in args.reads:
         if not path.is_file():
             raise SystemExit(f"{path}: no such reads file (write it with tune_verdicts --reads)")
-    suites = [pick(_load(p), args.reader, str(p)) for p in args.reads]
+    suites = [pick(_load(p), args.reader, str(p), args.tilt_scale) for p in args.reads]
     configs = [VerdictConfig(tilt_threshold=t, stacked_threshold=s, no_roll_tilt_threshold=ph,
                              edge_review_deg=e)
                for t, s, ph, e in itertools.product(args.tilt, args.stacked,

@@ -93,6 +93,12 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
             die_probability(outs), up_margin(outs))
 
 
+def _logit(p: np.ndarray) -> np.ndarray:
+    """Inverse of the sigmoid, for probabilities the float32 sigmoid may round to 0 or 1."""
+    q = np.clip(np.asarray(p, np.float64), 1e-7, 1.0 - 1e-7)
+    return np.log(q / (1.0 - q))
+
+
 class DiceReader:
     """Reads every die in a BGR frame."""
 
@@ -167,6 +173,16 @@ class DiceReader:
         return self._read_crops(crop, c, box, np.array([max(h, w)], np.float32),
                                 np.ones(1, np.float32), cascade=False)
 
+    def _wide_tilt(self, frame, centers, sides, geom, tilt: np.ndarray) -> np.ndarray:
+        """The tilt probability averaged, as logits, with that of a wider crop of each die
+        (`ReaderConfig.tilt_crop_scale`): a box too small for a cocked die leaves its side
+        face outside the runtime's crop. `geom` is the same: the die has not moved."""
+        cfg = self.config
+        wide = sides * (cfg.tilt_crop_scale / cfg.crop_scale)
+        tilt_wide = read_batch(self.reader, crops(frame, centers, wide, cfg.crop_size), cfg,
+                               geom)[2]
+        return sigmoid((_logit(tilt) + _logit(tilt_wide)) / 2.0).astype(np.float32)
+
     def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool,
                     view: FloorView | None = None) -> Dice:
         cfg = self.config
@@ -178,6 +194,10 @@ class DiceReader:
         keep = die >= cfg.die_threshold if cascade else np.ones(len(die), bool)
         if not keep.any():
             return Dice.empty()
+        if cascade and cfg.tilt_crop_scale > 0:
+            tilt = tilt.copy()
+            tilt[keep] = self._wide_tilt(frame, centers[keep], sides[keep], geom[keep],
+                                         tilt[keep])
         probs = softmax(logits[keep], cfg.temperature)
         return Dice(centers=centers[keep], boxes=boxes[keep], face=probs.argmax(1) + 1,
                     face_probs=probs, pip_face=pip_face[keep], tilt=tilt[keep],

@@ -62,3 +62,13 @@ def test_a_reads_file_must_hold_exactly_one_matching_runtime(tmp_path):
     (tmp_path / "r.pkl").write_bytes(pickle.dumps(saved))
     with pytest.raises(SystemExit, match="0 runtimes match"):
         fv.pick(fv._load(tmp_path / "r.pkl"), "fff", "r.pkl")
+
+
+def test_a_runtime_is_picked_by_its_wide_tilt_crop_too():
+    """Session 16 keys end with the tilt's wider crop; older keys read without one."""
+    old = ("suite", "det", "abc123", 0.2, 0.6, 4, 0.4, 0.5, 0.79, "calibrated", (24.0,))
+    saved = {old: ["narrow"], (*old, 2.1): ["wide"]}
+    assert fv.pick(saved, "abc", "f", 2.1) == ["wide"]
+    assert fv.pick(saved, "abc", "f", 0.0) == ["narrow"]
+    with pytest.raises(SystemExit, match="2 runtimes match"):
+        fv.pick(saved, "abc", "f")
