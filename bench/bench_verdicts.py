@@ -126,6 +126,9 @@ def main() -> None:
     parser.add_argument("--tilt-scale", type=float, default=None,
                         help="second, wider crop for the tilt flag, x the box side, 0 = none "
                              "(default: the runtime's; ReaderConfig.tilt_crop_scale)")
+    parser.add_argument("--face-scale", type=float, default=None,
+                        help="second crop for the face, x the box side, 0 = none "
+                             "(default: the runtime's; ReaderConfig.face_crop_scale)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     args = parser.parse_args()
@@ -151,9 +154,12 @@ def main() -> None:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={"zoom_below": args.zoom})
     if args.tilt_scale is not None:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={"tilt_crop_scale": args.tilt_scale})
+    if args.face_scale is not None:
+        rcfg = (rcfg or ReaderConfig()).model_copy(update={"face_crop_scale": args.face_scale})
     reader = DiceReader(rcfg)
     print(f"views per crop: {reader.config.views}; second look below "
-          f"{reader.config.zoom_below} px; tilt crop {reader.config.tilt_crop_scale}")
+          f"{reader.config.zoom_below} px; tilt crop {reader.config.tilt_crop_scale}; face "
+          f"crop {reader.config.face_crop_scale}")
     totals = collections.Counter()
     for scene in SCENES:
         folder = root / scene

@@ -2,13 +2,13 @@
 the verdict's lines, on reads kept by `tune_verdicts.py --reads` (issue 6).
 
     python bench/frontier_verdicts.py READS.pkl [READS.pkl ...] [--reader SHA256_PREFIX]
-        [--tilt-scale 2.1]
+        [--tilt-scale 2.1] [--face-scale 1.8]
         [--tilt 0.05,0.1] [--stacked 0.35,0.5] [--no-roll-tilt 0.015,0.1] [--edge-deg 30,40]
         [--most 15]
 
 Each file holds the reads of one suite (several runtimes may share it; `--reader` picks the
-one whose reader ONNX has that sha256 prefix, `--tilt-scale` the one read with that wider
-tilt crop). The suites are pooled: a line is scored by the
+one whose reader ONNX has that sha256 prefix, `--tilt-scale` and `--face-scale` the
+one read with those second crops). The suites are pooled: a line is scored by the
 unsafe rolls it lets through and the good rolls it passes over all of them. Comparing two
 readers by their frontiers, not at one line each, asks whether a reader is better at any
 safety rather than whether its lines happen to suit a suite (docs/verdicts.md, sessions
@@ -33,16 +33,23 @@ def _wide(key: tuple) -> float:
     return float(key[11]) if len(key) > 11 else 0.0
 
 
+def _face(key: tuple) -> float:
+    """The face's second crop a key was read with (none: 0, and the key stops before it)."""
+    return float(key[12]) if len(key) > 12 else 0.0
+
+
 def pick(saved: dict, reader_prefix: str | None, name: str,
-         tilt_scale: float | None = None) -> list:
+         tilt_scale: float | None = None, face_scale: float | None = None) -> list:
     """The one runtime's reads in a `--reads` file (keys: tune_verdicts' settings)."""
     keys = [k for k in saved if (reader_prefix is None or k[2].startswith(reader_prefix))
-            and (tilt_scale is None or _wide(k) == tilt_scale)]
+            and (tilt_scale is None or _wide(k) == tilt_scale)
+            and (face_scale is None or _face(k) == face_scale)]
     if len(keys) != 1:
-        held = ", ".join(f"reader {k[2][:12]} det {k[3]} views {k[5]} wide {_wide(k)}"
-                         for k in saved)
+        held = ", ".join(f"reader {k[2][:12]} det {k[3]} views {k[5]} wide {_wide(k)} "
+                         f"face {_face(k)}" for k in saved)
         raise SystemExit(f"{name}: {len(keys)} runtimes match --reader "
                          f"{reader_prefix!r} --tilt-scale {tilt_scale} "
+                         f"--face-scale {face_scale} "
                          f"(held: {held or 'none'})")
     return saved[keys[0]]
 
@@ -73,6 +80,8 @@ def main() -> None:
     ap.add_argument("--reader", default=None, help="sha256 prefix of the reader ONNX")
     ap.add_argument("--tilt-scale", type=float, default=None,
                     help="the runtime read with this wider tilt crop (0: none)")
+    ap.add_argument("--face-scale", type=float, default=None,
+                    help="the runtime read with this second face crop (0: none)")
     ap.add_argument("--tilt", type=_floats, default=[0.05, 0.1, 0.2, 0.3])
     ap.add_argument("--stacked", type=_floats, default=[0.25, 0.35, 0.5])
     ap.add_argument("--no-roll-tilt", type=_floats,
@@ -83,7 +92,8 @@ def main() -> None:
     for path in args.reads:
         if not path.is_file():
             raise SystemExit(f"{path}: no such reads file (write it with tune_verdicts --reads)")
-    suites = [pick(_load(p), args.reader, str(p), args.tilt_scale) for p in args.reads]
+    suites = [pick(_load(p), args.reader, str(p), args.tilt_scale,
+                   args.face_scale) for p in args.reads]
     configs = [VerdictConfig(tilt_threshold=t, stacked_threshold=s, no_roll_tilt_threshold=ph,
                              edge_review_deg=e)
                for t, s, ph, e in itertools.product(args.tilt, args.stacked,

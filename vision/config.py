@@ -31,6 +31,10 @@ class ReaderConfig(BaseModel):
     tilt_crop_scale: float = Field(0.0, ge=0.0, le=3.0,
                                    description="second, wider crop for the tilt flag, as a "
                                                "multiple of the box side (0: none)")
+    # A second crop for the face (session 16): its logits averaged with the 1.5 crop's.
+    face_crop_scale: float = Field(0.0, ge=0.0, le=3.0,
+                                   description="second crop for the face, as a multiple of "
+                                               "the box side (0: none)")
     det_threshold: float = Field(0.2, gt=0.0, lt=1.0,
                                  description="minimum detector score to keep a die")
     die_threshold: float = Field(0.6, ge=0.0, lt=1.0,
@@ -82,4 +86,7 @@ class ReaderConfig(BaseModel):
         if 0 < self.tilt_crop_scale <= self.crop_scale:
             raise ValueError(f"tilt_crop_scale {self.tilt_crop_scale} must be 0 (off) or wider "
                              f"than crop_scale {self.crop_scale}")
+        if 0 < self.face_crop_scale <= 1.0 or self.face_crop_scale == self.crop_scale:
+            raise ValueError(f"face_crop_scale {self.face_crop_scale} must be 0 (off) or another "
+                             f"crop than crop_scale {self.crop_scale}, wider than the box")
         return self

@@ -173,15 +173,33 @@ class DiceReader:
         return self._read_crops(crop, c, box, np.array([max(h, w)], np.float32),
                                 np.ones(1, np.float32), cascade=False)
 
-    def _wide_tilt(self, frame, centers, sides, geom, tilt: np.ndarray) -> np.ndarray:
-        """The tilt probability averaged, as logits, with that of a wider crop of each die
-        (`ReaderConfig.tilt_crop_scale`): a box too small for a cocked die leaves its side
-        face outside the runtime's crop. `geom` is the same: the die has not moved."""
+    def _read_at(self, frame, centers, sides, geom, scale: float) -> tuple:
+        """`read_batch` of crops of side `scale` x each die's box side; `geom` is the same
+        as the runtime crop's: the die has not moved."""
         cfg = self.config
-        wide = sides * (cfg.tilt_crop_scale / cfg.crop_scale)
-        tilt_wide = read_batch(self.reader, crops(frame, centers, wide, cfg.crop_size), cfg,
-                               geom)[2]
-        return sigmoid((_logit(tilt) + _logit(tilt_wide)) / 2.0).astype(np.float32)
+        return read_batch(self.reader, crops(frame, centers, sides * (scale / cfg.crop_scale),
+                                             cfg.crop_size), cfg, geom)
+
+    def _second_crops(self, frame, centers, sides, geom, logits, tilt, keep) -> tuple:
+        """The face logits and the tilt averaged with those of other crops of the kept dice
+        (`ReaderConfig.face_crop_scale`, `tilt_crop_scale`; session 16, docs/verdicts.md):
+        the detector's box is often too small or off the die's centre, most on cocked
+        dice, and one crop then cuts part of the die away. Logits are averaged, as the
+        views are (`views.py`); one read serves both when their scales are equal."""
+        cfg, reads = self.config, {}
+
+        def at(scale: float) -> tuple:
+            if scale not in reads:
+                reads[scale] = self._read_at(frame, centers, sides, geom, scale)
+            return reads[scale]
+
+        if cfg.face_crop_scale > 0:
+            logits = logits.copy()
+            logits[keep] = (logits[keep] + at(cfg.face_crop_scale)[0]) / 2.0
+        if cfg.tilt_crop_scale > 0:
+            tilt = tilt.copy()
+            tilt[keep] = sigmoid((_logit(tilt[keep]) + _logit(at(cfg.tilt_crop_scale)[2])) / 2.0)
+        return logits, tilt
 
     def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool,
                     view: FloorView | None = None) -> Dice:
@@ -194,10 +212,9 @@ class DiceReader:
         keep = die >= cfg.die_threshold if cascade else np.ones(len(die), bool)
         if not keep.any():
             return Dice.empty()
-        if cascade and cfg.tilt_crop_scale > 0:
-            tilt = tilt.copy()
-            tilt[keep] = self._wide_tilt(frame, centers[keep], sides[keep], geom[keep],
-                                         tilt[keep])
+        if cascade:
+            logits, tilt = self._second_crops(frame, centers[keep], sides[keep], geom[keep],
+                                              logits, tilt, keep)
         probs = softmax(logits[keep], cfg.temperature)
         return Dice(centers=centers[keep], boxes=boxes[keep], face=probs.argmax(1) + 1,
                     face_probs=probs, pip_face=pip_face[keep], tilt=tilt[keep],

@@ -1,7 +1,8 @@
-"""The tilt flag's second, wider crop (`ReaderConfig.tilt_crop_scale`, session 16): the
-detector's box on a cocked die is often too small or off its centre, and the runtime's 1.5
-crop then cuts the side face away (docs/verdicts.md). Only the tilt changes; the face, the
-pips, the die-on-die flag and the up margin are read from the 1.5 crop as before."""
+"""Second crops of each die (`ReaderConfig.tilt_crop_scale`, `face_crop_scale`, session 16):
+the detector's box on a cocked die is often too small or off its centre, and the runtime's
+1.5 crop then cuts part of the die away (docs/verdicts.md). Each second crop changes only the
+reading it is for; the pips, the die-on-die flag and the up margin are read from the 1.5 crop
+as before."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import numpy as np
 import pytest
 
 from dicecall.vision.config import ReaderConfig
-from dicecall.vision.decode import sigmoid
+from dicecall.vision.decode import sigmoid, softmax
 from dicecall.vision.images import load_image
-from dicecall.vision.preprocess import crops
+from dicecall.vision.preprocess import crops, die_geometry
 from dicecall.vision.reader import DiceReader, read_batch
 
 FRAME = Path(__file__).parents[1] / "data" / "frames" / "throwbox_0000005.jpg"
@@ -43,8 +44,6 @@ def test_the_tilt_is_the_mean_logit_of_the_two_crops_and_nothing_else_moves(fram
     cfg = narrow.config
     sides = cfg.crop_scale * np.maximum(a.boxes[:, 2] - a.boxes[:, 0],
                                         a.boxes[:, 3] - a.boxes[:, 1])
-    from dicecall.vision.preprocess import die_geometry
-
     geom = die_geometry(a.centers, sides / cfg.crop_scale, frame.shape, None)
     far = read_batch(narrow.reader, crops(frame, a.centers, sides * 2.1 / 1.5, cfg.crop_size),
                      cfg, geom)[2]
@@ -66,3 +65,47 @@ def test_the_wide_crop_must_be_wider_or_off() -> None:
         ReaderConfig(tilt_crop_scale=-1.0)
     with pytest.raises(ValueError):
         ReaderConfig(tilt_crop_scale=1.2)
+
+
+def _read_at(reader: DiceReader, frame, dice, scale: float) -> tuple:
+    """The reader on crops of side `scale` x each found die's box side, as the runtime cuts."""
+    cfg = reader.config
+    size = np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0], dice.boxes[:, 3] - dice.boxes[:, 1])
+    geom = die_geometry(dice.centers, size, frame.shape, None)
+    return read_batch(reader.reader, crops(frame, dice.centers, scale * size, cfg.crop_size),
+                      cfg, geom)
+
+
+def test_the_face_is_the_mean_logit_of_the_two_crops(frame) -> None:
+    one = DiceReader(ReaderConfig(warmup=0))
+    two = DiceReader(ReaderConfig(warmup=0, face_crop_scale=1.8))
+    a, b = one.read(frame), two.read(frame)
+    np.testing.assert_array_equal(b.centers, a.centers)
+    for name in ("tilt", "stacked", "pip_face", "up_margin"):
+        np.testing.assert_array_equal(getattr(b, name), getattr(a, name))
+    near, far = _read_at(one, frame, a, 1.5)[0], _read_at(one, frame, a, 1.8)[0]
+    assert np.abs(far - near).max() > 1e-2  # the second crop reads other logits
+    want = softmax((near + far) / 2, one.config.temperature)
+    np.testing.assert_allclose(b.face_probs, want, rtol=1e-4, atol=1e-6)
+    np.testing.assert_array_equal(b.face, want.argmax(1) + 1)
+
+
+def test_one_second_read_serves_both_when_the_scales_agree(frame, monkeypatch) -> None:
+    reader = DiceReader(ReaderConfig(warmup=0, face_crop_scale=2.1, tilt_crop_scale=2.1))
+    calls = []
+    real = DiceReader._read_at
+
+    def spy(self, *args):
+        calls.append(args[-1])
+        return real(self, *args)
+
+    monkeypatch.setattr(DiceReader, "_read_at", spy)
+    assert len(reader.read(frame)) >= 2
+    assert calls == [2.1]
+
+
+def test_the_face_crop_must_differ_from_the_runtime_crop() -> None:
+    with pytest.raises(ValueError):
+        ReaderConfig(face_crop_scale=1.5)
+    with pytest.raises(ValueError):
+        ReaderConfig(face_crop_scale=0.9)
