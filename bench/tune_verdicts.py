@@ -70,6 +70,9 @@ def main() -> None:
     ap.add_argument("--face-scale", type=_floats, default=[ReaderConfig().face_crop_scale],
                     help="second crop for the face, x the box side, 0 = none "
                          "(ReaderConfig.face_crop_scale)")
+    ap.add_argument("--margin-scale", type=_floats, default=[ReaderConfig().margin_crop_scale],
+                    help="second crop for the up margin, x the box side, 0 = none "
+                         "(ReaderConfig.margin_crop_scale)")
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector.onnx and reader.onnx (default: committed)")
     ap.add_argument("--reads", type=Path, default=None,
@@ -78,20 +81,23 @@ def main() -> None:
                     help="read without the scenes' cameras (a table without intrinsics)")
     args = ap.parse_args()
     saved = _load(args.reads)
-    print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'wide':>5} {'face':>5} {'tilt':>5} "
+    print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'wide':>5} {'face':>5} {'marg':>5} "
+          f"{'tilt':>5} "
           f"{'stacked':>7} "
           f"{'ph tilt':>7} {'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
           f"{'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
-    for det, die, views, zoom, wide, face in itertools.product(
-            args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale):
+    for det, die, views, zoom, wide, face, mscale in itertools.product(
+            args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
+            args.margin_scale):
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
                                        zoom_below=zoom, tilt_crop_scale=wide,
-                                       face_crop_scale=face), args.models)
+                                       face_crop_scale=face, margin_crop_scale=mscale),
+                          args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
                "uncalibrated" if args.uncalibrated else "calibrated", _zoom(cfg), wide,
-               *((face,) if face else ()))
+               *((face,) if face or mscale else ()), *((mscale,) if mscale else ()))
         if key not in saved:
             reader, reads = DiceReader(cfg), []
             for scene in SCENES:
@@ -105,7 +111,7 @@ def main() -> None:
                 args.reads.write_bytes(pickle.dumps(saved))
         _grid(saved[key], args.tilt, args.stacked, args.no_roll_tilt, args.support,
               args.void_deg, args.edge_deg, args.reach, args.min_conf,
-              f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5}")
+              f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5}")
 
 
 def _zoom(cfg: ReaderConfig) -> tuple:

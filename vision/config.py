@@ -35,6 +35,10 @@ class ReaderConfig(BaseModel):
     face_crop_scale: float = Field(0.0, ge=0.0, le=3.0,
                                    description="second crop for the face, as a multiple of "
                                                "the box side (0: none)")
+    # And one for the up margin (session 16): degrees averaged with the 1.5 crop's.
+    margin_crop_scale: float = Field(0.0, ge=0.0, le=3.0,
+                                     description="second crop for the up margin, as a "
+                                                 "multiple of the box side (0: none)")
     det_threshold: float = Field(0.2, gt=0.0, lt=1.0,
                                  description="minimum detector score to keep a die")
     die_threshold: float = Field(0.6, ge=0.0, lt=1.0,
@@ -86,6 +90,9 @@ class ReaderConfig(BaseModel):
         if 0 < self.tilt_crop_scale <= self.crop_scale:
             raise ValueError(f"tilt_crop_scale {self.tilt_crop_scale} must be 0 (off) or wider "
                              f"than crop_scale {self.crop_scale}")
+        if 0 < self.margin_crop_scale <= self.crop_scale:
+            raise ValueError(f"margin_crop_scale {self.margin_crop_scale} must be 0 (off) or "
+                             f"wider than crop_scale {self.crop_scale}")
         if 0 < self.face_crop_scale <= 1.0 or self.face_crop_scale == self.crop_scale:
             raise ValueError(f"face_crop_scale {self.face_crop_scale} must be 0 (off) or another "
                              f"crop than crop_scale {self.crop_scale}, wider than the box")

@@ -180,9 +180,11 @@ class DiceReader:
         return read_batch(self.reader, crops(frame, centers, sides * (scale / cfg.crop_scale),
                                              cfg.crop_size), cfg, geom)
 
-    def _second_crops(self, frame, centers, sides, geom, logits, tilt, keep) -> tuple:
-        """The face logits and the tilt averaged with those of other crops of the kept dice
-        (`ReaderConfig.face_crop_scale`, `tilt_crop_scale`; session 16, docs/verdicts.md):
+    def _second_crops(self, frame, centers, sides, geom, logits, tilt, margin, keep
+                      ) -> tuple:
+        """The face logits, the tilt and the up margin averaged with those of other crops of
+        the kept dice (`ReaderConfig.face_crop_scale`, `tilt_crop_scale`,
+        `margin_crop_scale`; session 16, docs/verdicts.md):
         the detector's box is often too small or off the die's centre, most on cocked
         dice, and one crop then cuts part of the die away. Logits are averaged, as the
         views are (`views.py`); one read serves both when their scales are equal."""
@@ -199,7 +201,10 @@ class DiceReader:
         if cfg.tilt_crop_scale > 0:
             tilt = tilt.copy()
             tilt[keep] = sigmoid((_logit(tilt[keep]) + _logit(at(cfg.tilt_crop_scale)[2])) / 2.0)
-        return logits, tilt
+        if cfg.margin_crop_scale > 0:  # degrees: a reader without the output gives NaN
+            margin = margin.copy()
+            margin[keep] = (margin[keep] + at(cfg.margin_crop_scale)[5]) / 2.0
+        return logits, tilt, margin
 
     def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool,
                     view: FloorView | None = None) -> Dice:
@@ -213,8 +218,8 @@ class DiceReader:
         if not keep.any():
             return Dice.empty()
         if cascade:
-            logits, tilt = self._second_crops(frame, centers[keep], sides[keep], geom[keep],
-                                              logits, tilt, keep)
+            logits, tilt, margin = self._second_crops(frame, centers[keep], sides[keep],
+                                                      geom[keep], logits, tilt, margin, keep)
         probs = softmax(logits[keep], cfg.temperature)
         return Dice(centers=centers[keep], boxes=boxes[keep], face=probs.argmax(1) + 1,
                     face_probs=probs, pip_face=pip_face[keep], tilt=tilt[keep],

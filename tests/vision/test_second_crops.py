@@ -109,3 +109,16 @@ def test_the_face_crop_must_differ_from_the_runtime_crop() -> None:
         ReaderConfig(face_crop_scale=1.5)
     with pytest.raises(ValueError):
         ReaderConfig(face_crop_scale=0.9)
+
+
+def test_the_up_margin_is_the_mean_of_the_two_crops_in_degrees(frame) -> None:
+    one = DiceReader(ReaderConfig(warmup=0))
+    two = DiceReader(ReaderConfig(warmup=0, margin_crop_scale=2.1))
+    a, b = one.read(frame), two.read(frame)
+    for name in ("face_probs", "tilt", "stacked", "pip_face"):
+        np.testing.assert_array_equal(getattr(b, name), getattr(a, name))
+    far = _read_at(one, frame, a, 2.1)[5]
+    assert np.abs(far - a.up_margin).max() > 1e-3  # flat dice: both near the 45 cap
+    np.testing.assert_allclose(b.up_margin, (a.up_margin + far) / 2, rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError):
+        ReaderConfig(margin_crop_scale=1.5)
