@@ -129,6 +129,9 @@ def main() -> None:
     parser.add_argument("--face-scale", type=float, default=None,
                         help="second crop for the face, x the box side, 0 = none "
                              "(default: the runtime's; ReaderConfig.face_crop_scale)")
+    parser.add_argument("--margin-scale", type=float, default=None,
+                        help="second crop for the up margin, x the box side, 0 = none "
+                             "(default: the runtime's; ReaderConfig.margin_crop_scale)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     args = parser.parse_args()
@@ -156,10 +159,14 @@ def main() -> None:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={"tilt_crop_scale": args.tilt_scale})
     if args.face_scale is not None:
         rcfg = (rcfg or ReaderConfig()).model_copy(update={"face_crop_scale": args.face_scale})
+    if args.margin_scale is not None:
+        rcfg = (rcfg or ReaderConfig()).model_copy(
+            update={"margin_crop_scale": args.margin_scale})
     reader = DiceReader(rcfg)
     print(f"views per crop: {reader.config.views}; second look below "
-          f"{reader.config.zoom_below} px; tilt crop {reader.config.tilt_crop_scale}; face "
-          f"crop {reader.config.face_crop_scale}")
+          f"{reader.config.zoom_below} px; second crops: tilt {reader.config.tilt_crop_scale}, "
+          f"face {reader.config.face_crop_scale}, margin {reader.config.margin_crop_scale} "
+          "(0: none)")
     totals = collections.Counter()
     for scene in SCENES:
         folder = root / scene

@@ -21,21 +21,20 @@ class ReaderConfig(BaseModel):
     crop_size: int = Field(64, ge=16, le=256, description="reader crop side in pixels")
     crop_scale: float = Field(1.5, gt=1.0, le=3.0,
                               description="crop side as a multiple of the die's box side")
-    # A wider second crop for the tilt flag alone (session 16, docs/verdicts.md): the
-    # detector's box on a cocked die is often too small or off its centre, so the 1.5 crop
-    # cuts the side face away and the die looks flat. Averaging the tilt logit of the 1.5
-    # crop with that of a 2.1 crop raised the tilt AUC on 600 scenes each of tuning suite 2
-    # (seeds 9300-9302, four views, the detector's boxes) from 0.895 to 0.915 (shaker),
-    # 0.963 to 0.978 (throw box) and 0.887 to 0.916 (craps); faces and the die-on-die flag
-    # read best at 1.5 and stay there. 0 reads the tilt from one crop.
+    # Second crops of each die (session 16, docs/verdicts.md "Session 16"): the detector's
+    # box on a cocked die is often too small or off its centre, and the 1.5 crop then cuts
+    # part of the die away. Each reading named below can be averaged with that of a second
+    # crop (logits for the face and the tilt, degrees for the up margin). The tilt at 2.1
+    # ranked cocked dice better (AUC 0.895 -> 0.915 in the shaker on a tuning suite), but no
+    # second crop passed the rule fixed for it on untouched verdict suites, so all are off
+    # (0) and the runtime reads one crop, as before. They stay for the benches
+    # (`tune_verdicts.py --tilt-scale / --face-scale / --margin-scale`) and a later reader.
     tilt_crop_scale: float = Field(0.0, ge=0.0, le=3.0,
                                    description="second, wider crop for the tilt flag, as a "
                                                "multiple of the box side (0: none)")
-    # A second crop for the face (session 16): its logits averaged with the 1.5 crop's.
     face_crop_scale: float = Field(0.0, ge=0.0, le=3.0,
                                    description="second crop for the face, as a multiple of "
                                                "the box side (0: none)")
-    # And one for the up margin (session 16): degrees averaged with the 1.5 crop's.
     margin_crop_scale: float = Field(0.0, ge=0.0, le=3.0,
                                      description="second crop for the up margin, as a "
                                                  "multiple of the box side (0: none)")
