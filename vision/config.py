@@ -85,7 +85,7 @@ class ReaderConfig(BaseModel):
     warmup: int = Field(2, ge=0, le=20, description="warm-up runs when the session opens")
 
     @model_validator(mode="after")
-    def _wide_crop_is_wider(self) -> ReaderConfig:
+    def _second_crops_differ(self) -> ReaderConfig:
         if 0 < self.tilt_crop_scale <= self.crop_scale:
             raise ValueError(f"tilt_crop_scale {self.tilt_crop_scale} must be 0 (off) or wider "
                              f"than crop_scale {self.crop_scale}")

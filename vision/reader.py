@@ -182,12 +182,12 @@ class DiceReader:
 
     def _second_crops(self, frame, centers, sides, geom, logits, tilt, margin, keep
                       ) -> tuple:
-        """The face logits, the tilt and the up margin averaged with those of other crops of
-        the kept dice (`ReaderConfig.face_crop_scale`, `tilt_crop_scale`,
-        `margin_crop_scale`; session 16, docs/verdicts.md):
-        the detector's box is often too small or off the die's centre, most on cocked
-        dice, and one crop then cuts part of the die away. Logits are averaged, as the
-        views are (`views.py`); one read serves both when their scales are equal."""
+        """The face logits, the tilt and the up margin averaged with those of second crops
+        of the kept dice (`ReaderConfig.face_crop_scale`, `tilt_crop_scale`,
+        `margin_crop_scale`; all off by default, docs/verdicts.md, session 16). The
+        detector's box is often too small or off the die's centre, most on cocked dice, and
+        one crop then cuts part of the die away. Logits are averaged, as the views are
+        (`views.py`); one read serves every reading whose scale is the same."""
         cfg, reads = self.config, {}
 
         def at(scale: float) -> tuple:
