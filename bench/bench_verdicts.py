@@ -151,17 +151,11 @@ def main() -> None:
         print(f"profile {args.profile}: temperature {rcfg.temperature}, {vcfg}")
     if args.models:
         rcfg = with_models(rcfg or ReaderConfig(), args.models)
-    if args.views:
-        rcfg = (rcfg or ReaderConfig()).model_copy(update={"views": args.views})
-    if args.zoom is not None:
-        rcfg = (rcfg or ReaderConfig()).model_copy(update={"zoom_below": args.zoom})
-    if args.tilt_scale is not None:
-        rcfg = (rcfg or ReaderConfig()).model_copy(update={"tilt_crop_scale": args.tilt_scale})
-    if args.face_scale is not None:
-        rcfg = (rcfg or ReaderConfig()).model_copy(update={"face_crop_scale": args.face_scale})
-    if args.margin_scale is not None:
-        rcfg = (rcfg or ReaderConfig()).model_copy(
-            update={"margin_crop_scale": args.margin_scale})
+    asked = {"views": args.views, "zoom_below": args.zoom, "tilt_crop_scale": args.tilt_scale,
+             "face_crop_scale": args.face_scale, "margin_crop_scale": args.margin_scale}
+    asked = {k: v for k, v in asked.items() if v is not None}
+    if asked:  # validated, unlike model_copy: a second crop narrower than 1.5 is refused
+        rcfg = ReaderConfig(**{**(rcfg or ReaderConfig()).model_dump(), **asked})
     reader = DiceReader(rcfg)
     print(f"views per crop: {reader.config.views}; second look below "
           f"{reader.config.zoom_below} px; second crops: tilt {reader.config.tilt_crop_scale}, "

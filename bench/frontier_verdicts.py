@@ -35,12 +35,12 @@ def _wide(key: tuple) -> float:
 
 
 def _face(key: tuple) -> float:
-    """The face's second crop a key was read with (none: 0, and the key stops before it)."""
+    """The face's second crop a key was read with (keys before it have none: 0)."""
     return float(key[12]) if len(key) > 12 else 0.0
 
 
 def _margin(key: tuple) -> float:
-    """The up margin's second crop a key was read with (none: 0, the key stops before it)."""
+    """The up margin's second crop a key was read with (keys before it have none: 0)."""
     return float(key[13]) if len(key) > 13 else 0.0
 
 

@@ -82,8 +82,7 @@ def main() -> None:
     args = ap.parse_args()
     saved = _load(args.reads)
     print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'wide':>5} {'face':>5} {'marg':>5} "
-          f"{'tilt':>5} "
-          f"{'stacked':>7} "
+          f"{'tilt':>5} {'stacked':>7} "
           f"{'ph tilt':>7} {'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
           f"{'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
@@ -96,8 +95,8 @@ def main() -> None:
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
-               "uncalibrated" if args.uncalibrated else "calibrated", _zoom(cfg), wide,
-               *((face,) if face or mscale else ()), *((mscale,) if mscale else ()))
+               "uncalibrated" if args.uncalibrated else "calibrated", _zoom(cfg), wide, face,
+               mscale)
         if key not in saved:
             reader, reads = DiceReader(cfg), []
             for scene in SCENES:

@@ -1,8 +1,8 @@
-"""Second crops of each die (`ReaderConfig.tilt_crop_scale`, `face_crop_scale`, session 16):
-the detector's box on a cocked die is often too small or off its centre, and the runtime's
-1.5 crop then cuts part of the die away (docs/verdicts.md). Each second crop changes only the
-reading it is for; the pips, the die-on-die flag and the up margin are read from the 1.5 crop
-as before."""
+"""Second crops of each die (`ReaderConfig.tilt_crop_scale`, `face_crop_scale`,
+`margin_crop_scale`, session 16): the detector's box on a cocked die is often too small or
+off its centre, and the runtime's 1.5 crop then cuts part of the die away (docs/verdicts.md).
+Each second crop changes only the reading it is for; the pips and the die-on-die flag are
+always read from the 1.5 crop."""
 
 from __future__ import annotations
 
@@ -40,13 +40,7 @@ def test_the_tilt_is_the_mean_logit_of_the_two_crops_and_nothing_else_moves(fram
     np.testing.assert_array_equal(b.pip_face, a.pip_face)
     np.testing.assert_array_equal(b.stacked, a.stacked)
     np.testing.assert_array_equal(b.up_margin, a.up_margin)
-    # the wider crop read on its own, as the runtime cuts it: 2.1 / 1.5 of the crop's side
-    cfg = narrow.config
-    sides = cfg.crop_scale * np.maximum(a.boxes[:, 2] - a.boxes[:, 0],
-                                        a.boxes[:, 3] - a.boxes[:, 1])
-    geom = die_geometry(a.centers, sides / cfg.crop_scale, frame.shape, None)
-    far = read_batch(narrow.reader, crops(frame, a.centers, sides * 2.1 / 1.5, cfg.crop_size),
-                     cfg, geom)[2]
+    far = _read_at(narrow, frame, a, 2.1)[2]  # the wider crop read on its own
     assert np.abs(far - a.tilt).max() > 1e-3  # the wider crop reads a different tilt
     want = sigmoid((_logit(a.tilt) + _logit(far)) / 2)
     np.testing.assert_allclose(b.tilt, want, rtol=1e-4, atol=1e-6)
