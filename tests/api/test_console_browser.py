@@ -361,6 +361,9 @@ def test_a_correction_changes_the_settlement_and_is_in_the_audit_chain(browser, 
     page.click("button[data-tab=alerts]")
     card = f".card.alert[data-roll='{roll['roll_id']}']"
     page.fill(f"{card} input.correct-faces", "1 1")
+    # A live event redraws the list while the officer types: the typed faces must survive it.
+    page.evaluate("refreshAlerts()")
+    assert page.input_value(f"{card} input.correct-faces") == "1 1"
     page.click(f"{card} button.correct")
     page.wait_for_selector(card, state="detached")
     after = live.call("GET", f"/v1/rolls/{roll['roll_id']}", "surveillance").json()

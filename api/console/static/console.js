@@ -1,7 +1,10 @@
 // dicecall console: plain JS, no dependencies. Text goes in with textContent only.
 "use strict";
 
-const S = { me: null, tab: null, tables: [], labelRoll: null, dice: [], sel: 0, es: null };
+// drafts: faces typed into an alert's correction box, by alert, so that a refresh of the
+// list (a live event may come in while the officer types) does not lose them.
+const S = { me: null, tab: null, tables: [], labelRoll: null, dice: [], sel: 0, es: null,
+            drafts: {} };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs, ...kids) {
@@ -186,12 +189,15 @@ $("alerts-handled").addEventListener("change", refreshAlerts);
 
 function alertCard(a) {
   const r = a.roll, held = r.status === "held";
-  const input = el("input", { class: "correct-faces", placeholder: "faces e.g. 2 5", size: 10 });
+  const input = el("input", { class: "correct-faces", placeholder: "faces e.g. 2 5", size: 10,
+                              value: S.drafts[a.ref] || null,
+                              on: { input: () => { S.drafts[a.ref] = input.value; } } });
   const msg = el("span", { class: "error" });
   const go = async (action) => {
     const body = { action, note: "" };
     if (action === "correct") body.faces = input.value.trim().split(/[\s,]+/).map(Number);
-    try { await api("POST", `/console/api/alerts/${a.kind}/${a.ref}`, body); refreshAlerts(); }
+    try { await api("POST", `/console/api/alerts/${a.kind}/${a.ref}`, body);
+      delete S.drafts[a.ref]; refreshAlerts(); }
     catch (e) { msg.textContent = e.message; }
   };
   return el("div", { class: "card alert " + a.kind, "data-ref": a.ref, "data-roll": r.roll_id },
