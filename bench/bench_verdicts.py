@@ -81,7 +81,7 @@ def run_scene_type(reader, scene: str, folder: Path, vcfg=None, calibrated: bool
     """Truth against verdict for one scene type; `calibrated`: each scene's camera is known
     to the reader, as a table calibrated with `dicecall calibrate zones --camera` is."""
     from dicecall.datasets.schema import load_folder
-    from dicecall.models.data import record_view
+    from dicecall.vision.preprocess import record_view
 
     table, why = collections.Counter(), collections.Counter()
     wrong_valid = rolls = 0

@@ -26,9 +26,9 @@ from pathlib import Path
 from bench_verdicts import SCENES, rates, truth, with_models, zones_of
 
 from dicecall.datasets.schema import load_folder
-from dicecall.models.data import record_view
 from dicecall.vision.config import ReaderConfig
 from dicecall.vision.images import load_image
+from dicecall.vision.preprocess import record_view
 from dicecall.vision.profiles import profile
 from dicecall.vision.reader import DiceReader
 from dicecall.vision.verdict import VALID, VerdictConfig, verdict

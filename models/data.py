@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from dicecall.datasets.schema import MIN_VISIBLE
-from dicecall.vision.preprocess import FloorView
+from dicecall.vision.preprocess import FloorView, record_view
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp")
 TILT_DEG = 5.0  # cocked above this many degrees: datasets.dice.COCKED_TILT_DEG
@@ -120,16 +120,6 @@ def load_scene_json(folder: Path, min_visible: float = MIN_VISIBLE) -> list[Samp
                           np.array(tilt, np.float32), np.array(stacked, np.float32), pips,
                           margin=np.array(margin, np.float32), view=record_view(rec)))
     return out
-
-
-def record_view(rec) -> FloorView | None:
-    """The floor view of a scene record (a JSON dict or a `SceneRecord`) that carries its
-    camera, as a calibrated table camera would give it; None for one that does not."""
-    get = rec.get if isinstance(rec, dict) else (lambda k: getattr(rec, k, None))
-    if get("camera_up") is None or get("camera_k") is None:
-        return None
-    return FloorView.of(get("camera_k"), get("dist") or [0.0] * 5, get("camera_up"),
-                        (get("width"), get("height")))
 
 
 def _cocked(die: dict) -> float:

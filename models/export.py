@@ -46,7 +46,7 @@ def export_onnx(model: torch.nn.Module, feeds: dict[str, np.ndarray], path: Path
 
 def stamp_floor_view(path: Path) -> None:
     """Marks a reader ONNX as trained on calibrated views (`vision.preprocess.GEOM_META`):
-    the training geometry comes from each synthetic scene's camera (`data.record_view`)
+    the training geometry comes from each synthetic scene's camera (`vision.preprocess.record_view`)
     since session 13, so the runtime gives such a reader the table's calibrated view."""
     import onnx
 

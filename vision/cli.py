@@ -81,7 +81,13 @@ def evaluate(
         typer.echo(json.dumps(report))
         return
     for key, value in report.items():
-        if key != "confusion":
+        if isinstance(value, dict):  # by_band, by_kind: one line per band or kind
+            typer.echo(f"{key:>22}:")
+            for name, counts in value.items():
+                typer.echo(f"{name:>24}: " + ", ".join(
+                    f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                    for k, v in counts.items()))
+        elif key != "confusion":
             typer.echo(f"{key:>22}: {value:.4f}" if isinstance(value, float)
                        else f"{key:>22}: {value}")
     typer.echo("confusion (rows truth 1-6, columns read 1-6):")

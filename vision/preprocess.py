@@ -171,3 +171,13 @@ def die_geometry(centers: np.ndarray, sizes: np.ndarray, frame_shape: tuple,
     s = np.maximum(np.asarray(sizes, np.float64), 1.0)
     out[:, 2] = np.log(s / np.median(s))
     return out
+
+
+def record_view(rec) -> FloorView | None:
+    """The floor view of a scene record (a JSON dict or a `SceneRecord`) that carries its
+    camera, as a calibrated table camera would give it; None for one that does not."""
+    get = rec.get if isinstance(rec, dict) else (lambda k: getattr(rec, k, None))
+    if get("camera_up") is None or get("camera_k") is None:
+        return None
+    return FloorView.of(get("camera_k"), get("dist") or [0.0] * 5, get("camera_up"),
+                        (get("width"), get("height")))

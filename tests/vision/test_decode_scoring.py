@@ -124,7 +124,7 @@ def test_cocked_recall_uses_the_games_tilt_line(tmp_path, frame, flagged):
     n = len(boxes)
 
     class Stub:
-        def read(self, frame):
+        def read(self, frame, view=None):
             return Dice(centers=(boxes[:, :2] + boxes[:, 2:]) / 2, boxes=boxes,
                         face=np.array([d["face"] for d in rec["dice"]]),
                         face_probs=np.full((n, 6), 1 / 6, np.float32),
@@ -134,3 +134,82 @@ def test_cocked_recall_uses_the_games_tilt_line(tmp_path, frame, flagged):
     bands = evaluate_synthetic(Stub(), tmp_path).by_band
     assert sum(b["labelled"] for k, b in bands.items() if k.startswith("cocked")) == 1
     assert sum(b["flagged"] for k, b in bands.items() if k.startswith("cocked")) == flagged
+
+
+def _one_scene(tmp_path, frame: str, edit) -> tuple[dict, np.ndarray]:
+    """A committed sample scene copied into tmp_path with its record changed by `edit`."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "data" / "frames" / f"{frame}.json"
+    rec = json.loads(src.read_text())
+    edit(rec)
+    (tmp_path / src.name).write_text(json.dumps(rec))
+    shutil.copy(src.with_name(rec["image"]), tmp_path / rec["image"])
+    return rec, np.array([d["box"] for d in rec["dice"]], np.float32)
+
+
+def _dice_at(boxes: np.ndarray, faces: list[int]):
+    from dicecall.vision.dice import Dice
+
+    n = len(boxes)
+    return Dice(centers=(boxes[:, :2] + boxes[:, 2:]) / 2, boxes=boxes, face=np.array(faces),
+                face_probs=np.full((n, 6), 1 / 6, np.float32), pip_face=np.zeros(n, np.int8),
+                tilt=np.zeros(n, np.float32), stacked=np.zeros(n, np.float32),
+                det_score=np.ones(n, np.float32))
+
+
+def test_synthetic_scenes_are_read_with_their_own_camera(tmp_path):
+    """The verdict's lines were chosen on reads given each scene's camera, as a calibrated
+    table gives it; the evaluation's flag recall must come from reads made the same way."""
+    from dicecall.vision.evaluate_synth import evaluate_synthetic
+    from dicecall.vision.preprocess import FloorView
+
+    up = [0.05, -0.1, -0.99]
+
+    def add_camera(rec):
+        rec["camera_up"] = up
+
+    rec, boxes = _one_scene(tmp_path, "craps_0000004", add_camera)
+    seen = []
+
+    class Stub:
+        def read(self, frame, view=None):
+            seen.append(view)
+            return _dice_at(boxes, [d["face"] for d in rec["dice"]])
+
+    evaluate_synthetic(Stub(), tmp_path)
+    assert len(seen) == 1 and isinstance(seen[0], FloorView)
+    assert np.allclose(seen[0].up, np.array(up) / np.linalg.norm(up))
+    assert np.allclose(seen[0].k, rec["camera_k"])
+
+
+def test_synthetic_evaluation_counts_found_and_read_by_kind(tmp_path):
+    """A partly hidden die read wrong, a small die missed, and whole dice read right are
+    each counted under their kind, so a labeller sees where the errors are."""
+    from dicecall.vision.evaluate_synth import SMALL_PX, evaluate_synthetic
+
+    def edit(rec):
+        rec["dice"][0]["visible"] = 0.6  # partly hidden, still scored (>= 0.3)
+        x0, y0 = rec["dice"][1]["box"][:2]
+        rec["dice"][1]["box"] = [x0, y0, x0 + SMALL_PX - 5, y0 + SMALL_PX - 5]
+
+    rec, boxes = _one_scene(tmp_path, "throwbox_0000005", edit)
+    faces = [d["face"] for d in rec["dice"]]
+    faces[0] = faces[0] % 6 + 1  # read wrong
+
+    class Stub:
+        def read(self, frame, view=None):
+            keep = np.arange(len(boxes)) != 1  # the small die is missed
+            return _dice_at(boxes[keep], [f for k, f in enumerate(faces) if keep[k]])
+
+    kinds = evaluate_synthetic(Stub(), tmp_path).by_kind
+    n = len(boxes)
+    assert kinds["flat"] == {"labelled": n, "found": n - 1, "read_right": n - 2,
+                             "read_rate": (n - 2) / n}
+    assert kinds["partly hidden"] == {"labelled": 1, "found": 1, "read_right": 0,
+                                      "read_rate": 0.0}
+    small = kinds[f"small (< {SMALL_PX:.0f} px)"]
+    assert (small["labelled"], small["found"], small["read_right"]) == (1, 0, 0)
+    assert kinds["cocked"]["labelled"] == kinds["stacked"]["labelled"] == 0
