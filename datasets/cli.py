@@ -46,6 +46,11 @@ def generate(
         float, typer.Option(help="largest offset of a die dropped on another, x its side "
                                  "(0.15: the die on top hides the one beneath)")
     ] = 0.15,
+    force: Annotated[
+        list[str] | None, typer.Option(help="NAME=P: probability per scene of one forced "
+                                             "placement (stack, touch, lean, out) in place "
+                                             "of its natural one; repeat")
+    ] = None,
 ) -> None:
     """Throws dice with pybullet, renders them and writes NAME.jpg + NAME.json pairs."""
     from pydantic import ValidationError
@@ -54,6 +59,12 @@ def generate(
     from dicecall.datasets.generate import generate as run
 
     try:
+        forced = {}
+        for item in force or []:
+            name, sep, prob = item.partition("=")
+            if not sep:
+                raise ValueError(f"--force {item!r}: write NAME=P, e.g. lean=1")
+            forced[name.strip()] = float(prob)
         cfg = GenerateConfig(
             scene=scene,
             count=count,
@@ -64,8 +75,9 @@ def generate(
             workers=workers,
             rare=rare,
             stack_offset=stack_offset,
+            force=forced,
         )
-    except ValidationError as exc:
+    except (ValidationError, ValueError) as exc:
         raise _fail(exc) from exc
     names = run(cfg)
     typer.echo(f"wrote {len(names)} images to {out}")

@@ -225,18 +225,20 @@ def touch(sim: Sim, layout: Layout, i: int, j: int, rng: np.random.Generator) ->
 
 
 def force(sim: Sim, layout: Layout, rng: np.random.Generator, rare: float = 1.0,
-          stack_offset: float = STACK_OFFSET) -> list[str]:
+          stack_offset: float = STACK_OFFSET, probability: dict | None = None) -> list[str]:
     """Applies a random set of forced placements, each to a different die.
 
     `rare` multiplies every FORCE_PROBABILITY (capped at 1): training sets for the tilt and
     die-on-die heads need more of these poses than the suites that score the verdicts.
-    `stack_offset` is `stack`'s largest offset.
+    `stack_offset` is `stack`'s largest offset. `probability` replaces the named entries of
+    FORCE_PROBABILITY (the others keep theirs; one random draw per entry either way, so a
+    set differs from the natural one only where a replaced entry decides).
 
     Returns:
         Names of the placements applied, e.g. ["stack:1on0", "lean:0"], for the record.
     """
     n, done, free = len(sim.dice), [], list(rng.permutation(len(sim.dice)))
-    for name, prob in FORCE_PROBABILITY.items():
+    for name, prob in {**FORCE_PROBABILITY, **(probability or {})}.items():
         pairwise = name in ("stack", "touch")
         if rng.random() >= min(1.0, prob * rare) or not free or (pairwise and n < 2):
             continue

@@ -122,7 +122,7 @@ def _look(kind: str, rng: np.random.Generator) -> Look:
 
 
 def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0,
-             stack_offset: float = STACK_OFFSET):
+             stack_offset: float = STACK_OFFSET, force_probability: dict | None = None):
     """Builds the table, throws and settles the dice, applies forced placements.
 
     Returns:
@@ -137,7 +137,7 @@ def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0,
         sim.add_die(st, [0.0, 0.0, 500.0], [0, 0, 0, 1])
     throw(sim, layout, rng)
     sim.settle(4.0)
-    forced = force(sim, layout, rng, rare, stack_offset)
+    forced = force(sim, layout, rng, rare, stack_offset, force_probability)
     if forced:
         sim.settle(3.0)
     return layout, game, roll, styles, forced, sim.states()
@@ -145,7 +145,7 @@ def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0,
 
 def make_scene(
     sim: Sim, kind: str, seed: int, width: int = 640, height: int = 480, rare: float = 1.0,
-    stack_offset: float = STACK_OFFSET,
+    stack_offset: float = STACK_OFFSET, force_probability: dict | None = None,
 ) -> tuple[bytes, SceneRecord]:
     """Simulates, renders and labels one scene.
 
@@ -156,12 +156,15 @@ def make_scene(
         width, height: image size in pixels.
         rare: multiplier of the forced placement probabilities (`placements.force`).
         stack_offset: largest offset of a die dropped on another, x its side.
+        force_probability: forced placements' probabilities replacing their natural ones
+            (`placements.force`).
 
     Returns:
         (JPEG bytes, record with `image` left empty for the caller to name).
     """
     rng = np.random.default_rng(seed)
-    layout, game, roll, styles, forced, states = simulate(sim, kind, rng, rare, stack_offset)
+    layout, game, roll, styles, forced, states = simulate(sim, kind, rng, rare, stack_offset,
+                                                          force_probability)
     pos = np.array([s.position_mm for s in states])
     size = max(st.size_mm for st in styles)
     in_view = pos[np.linalg.norm(pos[:, :2] - pos[:, :2].mean(axis=0), axis=1) < 400]

@@ -197,3 +197,37 @@ def test_offset_stack_rests_on_the_edge_of_the_die_below(sim):
             assert dice[1].resting_on == 0
             offsets.append(np.hypot(*(np.asarray(p1[:2]) - p0[:2])) / 19.0)
     assert len(offsets) >= 5 and max(offsets) > 0.35
+
+
+def test_forced_poses_are_the_placements_names():
+    """The config checks `--force` names against its own list (it may not import pybullet);
+    the list must be the placements the generator forces."""
+    from dicecall.datasets.generate import FORCED_POSES
+    from dicecall.datasets.placements import FORCE_PROBABILITY
+
+    assert FORCED_POSES == tuple(FORCE_PROBABILITY)
+
+
+def test_force_replaces_a_placements_probability(sim):
+    """`force={"lean": 1, "stack": 0}` leans a die in a shaker scene unless a forced touch
+    (natural probability 0.1) took both dice first, and stacks none: the cocked-shaker
+    training set of models/reader.md (session 17). Without it a scene is the natural one."""
+    force = {"lean": 1.0, "stack": 0.0, "out": 0.0}
+    recs = [make_scene(sim, "shaker", scene_seed(51, i), 320, 240, 1.0, 0.15, force)[1]
+            for i in range(6)]
+    leaned = sum(any(f.startswith("lean:") for f in r.forced) for r in recs)
+    touched = sum(any(f.startswith("touch:") for f in r.forced) for r in recs)
+    assert leaned + touched >= 6 and leaned >= 4
+    assert not any(f.startswith(("stack:", "out:")) for r in recs for f in r.forced)
+    natural = make_scene(sim, "shaker", scene_seed(51, 0), 320, 240)[1]
+    assert natural == make_scene(sim, "shaker", scene_seed(51, 0), 320, 240, 1.0, 0.15, None)[1]
+
+
+@pytest.mark.parametrize("force", [{"tilt": 1.0}, {"lean": 1.5}, {"stack": -0.1}])
+def test_an_unknown_or_impossible_force_is_refused(tmp_path, force):
+    from pydantic import ValidationError
+
+    from dicecall.datasets.generate import GenerateConfig
+
+    with pytest.raises(ValidationError, match="force"):
+        GenerateConfig(scene="shaker", count=1, out=tmp_path, force=force)
