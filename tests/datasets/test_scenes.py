@@ -205,7 +205,7 @@ def test_forced_poses_are_the_placements_names():
     from dicecall.datasets.generate import FORCED_POSES
     from dicecall.datasets.placements import FORCE_PROBABILITY
 
-    assert FORCED_POSES == tuple(FORCE_PROBABILITY)
+    assert tuple(FORCE_PROBABILITY) == FORCED_POSES
 
 
 def test_force_replaces_a_placements_probability(sim):
