@@ -18,12 +18,21 @@ from dicecall.vision.scoring import match
 from dicecall.vision.verdict import VerdictConfig
 
 FRAMES = sorted((Path(__file__).resolve().parent.parent / "data" / "frames").glob("*.json"))
-# Measured with the committed model (session 14's reader), four views per crop, at the
-# verdict's thresholds (tilt 0.1, 0.015 in Props & Hops; stacked 0.35); see "Failure cases
-# seen" in models/reader.md. Session 10's reader also flagged craps_0000004 (stacked 0.73 on
-# a die lying alone); session 14's reads it at 0.28.
-KNOWN_FALSE = {"shaker_0000009": "tilt 0.026 and 0.077 on flat dice (line 0.015)",
-               "throwbox_0000005": "tilt 0.64 on a flat die"}
+# Measured with the committed model (session 17's reader), four views per crop, without a
+# calibrated view (these frames carry no `camera_up`), at the verdict's thresholds (tilt
+# 0.05 in every game; stacked 0.5); see "Failure cases seen" in models/reader.md. Session
+# 14's reader at its lines (tilt 0.1, 0.015 in Props & Hops) flagged only the first two.
+# In Craps and High Roll a tilt flag on a flat die leaves the call valid (the die counts
+# as read, 623a.9(b), 675a.4(c)) but records `cocked_counts` on it; the call on every frame
+# is pinned by `test_committed_model_calls_sample_frames`.
+KNOWN_FALSE = {"shaker_0000009": "tilt 0.060 and 0.093 on flat dice (line 0.05)",
+               "throwbox_0000005": "tilt 0.80, 0.36, 0.13 and 0.051 on flat dice",
+               "throwbox_0000007": "tilt 0.39 on a flat die",
+               "throwbox_0000058": "tilt 0.062 and 0.072 on flat dice",
+               "craps_0000005": "tilt 0.078 on a flat die"}
+# The verdict's call on a sample frame whose dice all lie flat in the zone is valid; the
+# Props & Hops frame the tilt flags hold back is a no roll (668a.3(h)).
+KNOWN_CALL = {"shaker_0000009": "no roll: tilt 0.060 and 0.093 over the Props & Hops line"}
 # The pip reading agrees on every frame since session 5's reader (it counted 5 on
 # craps_0000004's 6 before); a frame that starts to disagree goes here.
 KNOWN_PIPS: dict[str, str] = {}
@@ -76,3 +85,22 @@ def test_committed_model_sees_no_false_die_and_no_false_flag(reader, label):
 
 def test_there_are_sample_frames_of_every_scene():
     assert {p.stem.split("_")[0] for p in FRAMES} == {"throwbox", "shaker", "craps"}
+
+
+@pytest.mark.parametrize("label", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_CALL[p.stem]))
+    if p.stem in KNOWN_CALL else p for p in FRAMES], ids=[p.stem for p in FRAMES])
+def test_committed_model_calls_sample_frames(reader, label):
+    """What a table relies on: the committed reader and lines call a roll of flat dice in
+    the zone valid, with the right faces (623a.9, 668a.3, 675a.4)."""
+    from dicecall.datasets.schema import load_record
+    from dicecall.vision.profiles import Zones
+    from dicecall.vision.verdict import verdict
+
+    rec = load_record(label)
+    zone = {"shaker": "shaker", "throwbox": "throw_box", "craps": "table"}[rec.scene]
+    zones = Zones(play=[tuple(p) for p in rec.zones[zone]], walled=True)
+    dice = reader.read(load_image(label.with_name(rec.image)))
+    v = verdict(dice, profile(rec.game, rec.expected_dice), zones)
+    assert v.status == "valid", [r.code for r in v.reasons]
+    assert sorted(v.faces) == sorted(d.face for d in rec.dice)

@@ -104,11 +104,17 @@ def test_two_peaks_of_one_large_die_decode_as_one():
 
 
 @pytest.mark.parametrize(("frame", "flagged"), [("shaker_0000001", 1), ("craps_0000004", 0)])
-def test_cocked_recall_uses_the_games_tilt_line(tmp_path, frame, flagged):
-    """A tilt of 0.07 is cocked in Props & Hops (668a.3(h), line 0.05) and flat in Craps
-    (623a.9(b), line 0.1): the synthetic evaluation counts recall at the line the verdict
-    applies to the scene's game."""
+def test_cocked_recall_uses_the_games_tilt_line(tmp_path, monkeypatch, frame, flagged):
+    """With lines of 0.05 in Props & Hops and 0.1 in Craps (the defaults replaced: session
+    17's are both 0.05), a tilt of 0.07 is cocked in Props & Hops (668a.3(h)) and flat in
+    Craps (623a.9(b)): the synthetic evaluation counts recall at the line the verdict applies
+    to the scene's game."""
     import json
+
+    from dicecall.vision import verdict as verdict_module
+
+    lines = verdict_module.VerdictConfig(tilt_threshold=0.1, no_roll_tilt_threshold=0.05)
+    monkeypatch.setattr(verdict_module, "VerdictConfig", lambda: lines)
     import shutil
     from pathlib import Path
 

@@ -132,14 +132,23 @@ def test_tilt_threshold_boundary_props_hops(below, status):
 
 @pytest.mark.parametrize(("below", "flagged"), [(1e-4, False), (0.0, True)])
 def test_tilt_threshold_boundary_craps(below, flagged):
-    """In Craps the cocked die counts (623a.9(b)): its own, higher line only flags it, and a
-    tilt that is a no roll in Props & Hops leaves a Craps die flat."""
+    """In Craps the cocked die counts (623a.9(b)): at its tilt line it is only flagged."""
     cfg = VerdictConfig()
-    assert cfg.no_roll_tilt_threshold < cfg.tilt_threshold
     tilt = cfg.tilt_threshold - below
     v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": tilt})), profile(CRAPS), ZONES)
     assert v.status == VALID and v.faces == (3, 5)
     assert ("cocked_counts" in {r.code for r in v.reasons}) == flagged
+
+
+def test_a_no_roll_tilt_in_props_hops_leaves_a_craps_die_flat():
+    """Each game has its own tilt line: with a Props & Hops line under the Craps one (the
+    committed lines until session 17: 0.015 and 0.1), a tilt between them is a no roll in
+    Props & Hops (668a.3(h)) and leaves a Craps die flat, unflagged (623a.9(b))."""
+    cfg = VerdictConfig(tilt_threshold=0.1, no_roll_tilt_threshold=0.015)
+    between = dice(TWO[0], (200, 120, 5, {"tilt": 0.05}))
+    craps = verdict(between, profile(CRAPS), ZONES, cfg)
+    assert craps.status == VALID and "cocked_counts" not in {r.code for r in craps.reasons}
+    assert verdict(between, profile(PROPS), ZONES, cfg).status == NO_ROLL
 
 
 def test_the_stricter_tilt_line_applies_in_props_hops():
@@ -250,12 +259,24 @@ def test_a_sure_flag_stands_without_support_668a_3_h():
 
 
 def test_faint_stacked_flag_on_a_free_die_is_recorded_668a_3_h():
-    cfg = VerdictConfig()
-    assert cfg.stacked_threshold < cfg.unsupported_line
+    """Under the unsupported line a stacked flag on a die with nothing to rest on is
+    recorded, not a no roll. (At the committed lines since session 17 the stacked line is
+    the unsupported line, 0.5, so the rule is idle there; the next test pins that.)"""
+    cfg = VerdictConfig(stacked_threshold=0.35)
     faint = (cfg.stacked_threshold + cfg.unsupported_line) / 2
-    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": faint})), profile(PROPS), WALLED)
+    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": faint})), profile(PROPS), WALLED,
+                cfg)
     assert v.status == VALID
     assert [r.dice for r in v.reasons if r.code == "flag_unsupported"] == [(1,)]
+
+
+def test_at_the_committed_lines_any_stacked_flag_in_the_shaker_is_a_no_roll_668a_3_h():
+    """Session 17's lines put the stacked line at the unsupported line: a die flagged on
+    another is a no roll wherever it lies (the lines were chosen with the rule as it is)."""
+    cfg = VerdictConfig()
+    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": cfg.stacked_threshold})),
+                profile(PROPS), WALLED)
+    assert v.status == NO_ROLL and "off_floor" in {r.code for r in v.reasons}
 
 
 @pytest.mark.parametrize(("zones", "specs"), [
