@@ -109,33 +109,17 @@ def test_cocked_recall_uses_the_games_tilt_line(tmp_path, monkeypatch, frame, fl
     17's are both 0.05), a tilt of 0.07 is cocked in Props & Hops (668a.3(h)) and flat in
     Craps (623a.9(b)): the synthetic evaluation counts recall at the line the verdict applies
     to the scene's game."""
-    import json
-
     from dicecall.vision import verdict as verdict_module
+    from dicecall.vision.evaluate_synth import evaluate_synthetic
 
     lines = verdict_module.VerdictConfig(tilt_threshold=0.1, no_roll_tilt_threshold=0.05)
     monkeypatch.setattr(verdict_module, "VerdictConfig", lambda: lines)
-    import shutil
-    from pathlib import Path
-
-    from dicecall.vision.dice import Dice
-    from dicecall.vision.evaluate_synth import evaluate_synthetic
-
-    src = Path(__file__).resolve().parents[1] / "data" / "frames" / f"{frame}.json"
-    rec = json.loads(src.read_text())
-    rec["dice"][0].update(cocked=True, tilt_deg=10.0, up_margin_deg=80.0)
-    (tmp_path / src.name).write_text(json.dumps(rec))
-    shutil.copy(src.with_name(rec["image"]), tmp_path / rec["image"])
-    boxes = np.array([d["box"] for d in rec["dice"]], np.float32)
-    n = len(boxes)
+    rec, boxes = _one_scene(tmp_path, frame, lambda r: r["dice"][0].update(
+        cocked=True, tilt_deg=10.0, up_margin_deg=80.0))
 
     class Stub:
         def read(self, frame, view=None):
-            return Dice(centers=(boxes[:, :2] + boxes[:, 2:]) / 2, boxes=boxes,
-                        face=np.array([d["face"] for d in rec["dice"]]),
-                        face_probs=np.full((n, 6), 1 / 6, np.float32),
-                        pip_face=np.zeros(n, np.int8), tilt=np.full(n, 0.07, np.float32),
-                        stacked=np.zeros(n, np.float32), det_score=np.ones(n, np.float32))
+            return _dice_at(boxes, [d["face"] for d in rec["dice"]], tilt=0.07)
 
     bands = evaluate_synthetic(Stub(), tmp_path).by_band
     assert sum(b["labelled"] for k, b in bands.items() if k.startswith("cocked")) == 1
@@ -156,13 +140,13 @@ def _one_scene(tmp_path, frame: str, edit) -> tuple[dict, np.ndarray]:
     return rec, np.array([d["box"] for d in rec["dice"]], np.float32)
 
 
-def _dice_at(boxes: np.ndarray, faces: list[int]):
+def _dice_at(boxes: np.ndarray, faces: list[int], tilt: float = 0.0):
     from dicecall.vision.dice import Dice
 
     n = len(boxes)
     return Dice(centers=(boxes[:, :2] + boxes[:, 2:]) / 2, boxes=boxes, face=np.array(faces),
                 face_probs=np.full((n, 6), 1 / 6, np.float32), pip_face=np.zeros(n, np.int8),
-                tilt=np.zeros(n, np.float32), stacked=np.zeros(n, np.float32),
+                tilt=np.full(n, tilt, np.float32), stacked=np.zeros(n, np.float32),
                 det_score=np.ones(n, np.float32))
 
 
