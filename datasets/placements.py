@@ -231,8 +231,7 @@ def force(sim: Sim, layout: Layout, rng: np.random.Generator, rare: float = 1.0,
     `rare` multiplies every FORCE_PROBABILITY (capped at 1): training sets for the tilt and
     die-on-die heads need more of these poses than the suites that score the verdicts.
     `stack_offset` is `stack`'s largest offset. `probability` replaces the named entries of
-    FORCE_PROBABILITY (the others keep theirs; one random draw per entry either way, so a
-    set differs from the natural one only where a replaced entry decides).
+    FORCE_PROBABILITY; the others keep theirs.
 
     Returns:
         Names of the placements applied, e.g. ["stack:1on0", "lean:0"], for the record.
