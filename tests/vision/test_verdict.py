@@ -249,19 +249,21 @@ def test_support_reach_boundary_668a_3_h(where, status):
 
 
 def test_a_sure_flag_stands_without_support_668a_3_h():
-    """Something the camera cannot see may hold a die up: a flag at or over
-    `unsupported_line` is a no roll wherever the die lies."""
-    line = VerdictConfig().unsupported_line
+    """Something the camera cannot see may hold a die up: a flag (at or over its own line)
+    at or over `unsupported_line` is a no roll wherever the die lies."""
+    cfg = VerdictConfig()
+    line = cfg.unsupported_line
     v = verdict(dice((100, 100, 3), (200, 150, 5, {"tilt": line})), profile(PROPS), WALLED)
     assert v.status == NO_ROLL and "cocked" in {r.code for r in v.reasons}
-    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": line})), profile(PROPS), WALLED)
+    sure = max(line, cfg.stacked_threshold)
+    v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": sure})), profile(PROPS), WALLED)
     assert v.status == NO_ROLL and "off_floor" in {r.code for r in v.reasons}
 
 
 def test_faint_stacked_flag_on_a_free_die_is_recorded_668a_3_h():
     """Under the unsupported line a stacked flag on a die with nothing to rest on is
-    recorded, not a no roll. (At the committed lines since session 17 the stacked line is
-    the unsupported line, 0.5, so the rule is idle there; the next test pins that.)"""
+    recorded, not a no roll. (At the committed lines since session 17 the stacked line, 0.7,
+    is above the unsupported line, 0.5, so the rule is idle there; the next test pins that.)"""
     cfg = VerdictConfig(stacked_threshold=0.35)
     faint = (cfg.stacked_threshold + cfg.unsupported_line) / 2
     v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": faint})), profile(PROPS), WALLED,
@@ -271,8 +273,9 @@ def test_faint_stacked_flag_on_a_free_die_is_recorded_668a_3_h():
 
 
 def test_at_the_committed_lines_any_stacked_flag_in_the_shaker_is_a_no_roll_668a_3_h():
-    """Session 17's lines put the stacked line at the unsupported line: a die flagged on
-    another is a no roll wherever it lies (the lines were chosen with the rule as it is)."""
+    """Session 17's lines put the stacked line at or above the unsupported line: a die
+    flagged on another is a no roll wherever it lies (the lines were chosen with the rule as
+    it is)."""
     cfg = VerdictConfig()
     v = verdict(dice((100, 100, 3), (200, 150, 5, {"stacked": cfg.stacked_threshold})),
                 profile(PROPS), WALLED)
