@@ -16,6 +16,7 @@ TILT_BANDS = ((0, 5), (5, 15), (15, 30), (30, 90))  # degrees; 5 is the labels' 
 # a whole one 1.1-2.9 %; dice under 25 px read worse than larger ones.
 PARTLY_HIDDEN = 0.99  # labelled visible share under this
 SMALL_PX = 25.0  # labelled box's longer side under this, frame pixels
+KINDS = ("flat", "cocked", "stacked", "partly hidden", f"small (< {SMALL_PX:.0f} px)")
 
 
 def match_visible_first(centers: np.ndarray, boxes: np.ndarray, seen: np.ndarray
@@ -66,8 +67,7 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
     score = Score()
     bands = {f"{lo}-{hi}": [0, 0] for lo, hi in TILT_BANDS}
     stacked = [0, 0]
-    kinds = {k: [0, 0, 0] for k in ("flat", "cocked", "stacked", "partly hidden",
-                                    f"small (< {SMALL_PX:.0f} px)")}
+    kinds = {k: [0, 0, 0] for k in KINDS}
     for path, rec in load_folder(folder):
         try:
             frame = load_image(path.parent / rec.image)
@@ -107,14 +107,13 @@ def _count_kinds(kinds: dict, labels: list, seen: np.ndarray, pairs: list, faces
                  ) -> None:
     """Adds each scored die to the [labelled, found, read right] of every kind it is."""
     read = {g: int(faces[p]) for p, g in pairs}
-    small = next(k for k in kinds if k.startswith("small"))
     for g, label in enumerate(labels):
         if not seen[g]:
             continue
         box = label.box
         of = ["stacked" if label.stacked else "cocked" if label.cocked else "flat"]
         of += ["partly hidden"] * (label.visible < PARTLY_HIDDEN)
-        of += [small] * (max(box[2] - box[0], box[3] - box[1]) < SMALL_PX)
+        of += [KINDS[-1]] * (max(box[2] - box[0], box[3] - box[1]) < SMALL_PX)
         for k in of:
             kinds[k][0] += 1
             kinds[k][1] += int(g in read)
