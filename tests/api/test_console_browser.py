@@ -360,9 +360,13 @@ def test_a_correction_changes_the_settlement_and_is_in_the_audit_chain(browser, 
     ctx, page = open_console(browser, live, "surveillance")
     page.click("button[data-tab=alerts]")
     card = f".card.alert[data-roll='{roll['roll_id']}']"
-    page.fill(f"{card} input.correct-faces", "1 1")
-    # A live event redraws the list while the officer types: the typed faces must survive it.
+    page.fill(f"{card} input.correct-faces", "1")
+    # A live event redraws the list while the officer types: the typed faces, the focus and
+    # the caret must survive it, so the next keys land in the box.
     page.evaluate("refreshAlerts()")
+    assert page.evaluate("document.activeElement.closest('.card.alert')?.dataset.roll") \
+        == roll["roll_id"]
+    page.keyboard.type(" 1")
     assert page.input_value(f"{card} input.correct-faces") == "1 1"
     page.click(f"{card} button.correct")
     page.wait_for_selector(card, state="detached")

@@ -172,7 +172,17 @@ async function refreshAlerts() {
   $("alert-count").textContent = S.fair.length +
     list.filter((a) => !a.actions.length || a.roll.status === "held").length;
   if (S.tab !== "alerts") return;
+  // The redraw replaces the correction box the officer may be typing in: give the new box
+  // the focus and the caret back, or the next keys go nowhere (the draft text is kept).
+  const box = document.activeElement;
+  const ref = box && box.matches("#alert-list input.correct-faces")
+    ? box.closest(".card.alert").dataset.ref : null;
+  const caret = ref ? [box.selectionStart, box.selectionEnd] : null;
   $("alert-list").replaceChildren(...S.fair.map(fairCard), ...list.map(alertCard));
+  if (ref === null) return;
+  const again = [...$("alert-list").querySelectorAll(".card.alert")]
+    .find((c) => c.dataset.ref === ref)?.querySelector("input.correct-faces");
+  if (again) { again.focus(); again.setSelectionRange(...caret); }
 }
 
 function fairCard(f) {
