@@ -2,7 +2,7 @@
 the verdict's lines, on reads kept by `tune_verdicts.py --reads` (issue 6).
 
     python bench/frontier_verdicts.py READS.pkl [READS.pkl ...] [--reader SHA256_PREFIX]
-        [--tilt-scale 2.1] [--face-scale 1.8] [--margin-scale 2.1]
+        [--tilt-scale 2.1] [--face-scale 1.8] [--margin-scale 2.1] [--pip-radius 0.6]
         [--tilt 0.05,0.1] [--stacked 0.35,0.5] [--no-roll-tilt 0.015,0.1] [--edge-deg 30,40]
         [--most 15]
 
@@ -46,18 +46,21 @@ def _margin(key: tuple) -> float:
 
 def pick(saved: dict, reader_prefix: str | None, name: str,
          tilt_scale: float | None = None, face_scale: float | None = None,
-         margin_scale: float | None = None) -> list:
-    """The one runtime's reads in a `--reads` file (keys: tune_verdicts' settings)."""
+         margin_scale: float | None = None, pip_radius: float | None = None) -> list:
+    """The one runtime's reads in a `--reads` file (keys: tune_verdicts' settings; the
+    pip radius is the eighth)."""
     keys = [k for k in saved if (reader_prefix is None or k[2].startswith(reader_prefix))
             and (tilt_scale is None or _wide(k) == tilt_scale)
             and (face_scale is None or _face(k) == face_scale)
-            and (margin_scale is None or _margin(k) == margin_scale)]
+            and (margin_scale is None or _margin(k) == margin_scale)
+            and (pip_radius is None or float(k[7]) == pip_radius)]
     if len(keys) != 1:
         held = ", ".join(f"reader {k[2][:12]} det {k[3]} views {k[5]} wide {_wide(k)} "
-                         f"face {_face(k)} margin {_margin(k)}" for k in saved)
+                         f"face {_face(k)} margin {_margin(k)} pips {k[7]}" for k in saved)
         raise SystemExit(f"{name}: {len(keys)} runtimes match --reader "
                          f"{reader_prefix!r} --tilt-scale {tilt_scale} "
                          f"--face-scale {face_scale} --margin-scale {margin_scale} "
+                         f"--pip-radius {pip_radius} "
                          f"(held: {held or 'none'})")
     return saved[keys[0]]
 
@@ -92,6 +95,8 @@ def main() -> None:
                     help="the runtime read with this second face crop (0: none)")
     ap.add_argument("--margin-scale", type=float, default=None,
                     help="the runtime read with this second up-margin crop (0: none)")
+    ap.add_argument("--pip-radius", type=float, default=None,
+                    help="the runtime read with this pip radius (ReaderConfig.pip_radius)")
     ap.add_argument("--tilt", type=_floats, default=[0.05, 0.1, 0.2, 0.3])
     ap.add_argument("--stacked", type=_floats, default=[0.25, 0.35, 0.5])
     ap.add_argument("--no-roll-tilt", type=_floats,
@@ -103,7 +108,7 @@ def main() -> None:
         if not path.is_file():
             raise SystemExit(f"{path}: no such reads file (write it with tune_verdicts --reads)")
     suites = [pick(_load(p), args.reader, str(p), args.tilt_scale,
-                   args.face_scale, args.margin_scale) for p in args.reads]
+                   args.face_scale, args.margin_scale, args.pip_radius) for p in args.reads]
     configs = [VerdictConfig(tilt_threshold=t, stacked_threshold=s, no_roll_tilt_threshold=ph,
                              edge_review_deg=e)
                for t, s, ph, e in itertools.product(args.tilt, args.stacked,

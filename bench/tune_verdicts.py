@@ -73,6 +73,9 @@ def main() -> None:
     ap.add_argument("--margin-scale", type=_floats, default=[ReaderConfig().margin_crop_scale],
                     help="second crop for the up margin, x the box side, 0 = none "
                          "(ReaderConfig.margin_crop_scale)")
+    ap.add_argument("--pip-radius", type=_floats, default=[ReaderConfig().pip_radius],
+                    help="count pips within this x the die side of the crop centre "
+                         "(ReaderConfig.pip_radius)")
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector.onnx and reader.onnx (default: committed)")
     ap.add_argument("--reads", type=Path, default=None,
@@ -82,17 +85,18 @@ def main() -> None:
     args = ap.parse_args()
     saved = _load(args.reads)
     print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'wide':>5} {'face':>5} {'marg':>5} "
+          f"{'pips':>4} "
           f"{'tilt':>5} {'stacked':>7} "
           f"{'ph tilt':>7} {'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
           f"{'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
-    for det, die, views, zoom, wide, face, mscale in itertools.product(
+    for det, die, views, zoom, wide, face, mscale, pip in itertools.product(
             args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
-            args.margin_scale):
+            args.margin_scale, args.pip_radius):
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
                                        zoom_below=zoom, tilt_crop_scale=wide,
-                                       face_crop_scale=face, margin_crop_scale=mscale),
-                          args.models)
+                                       face_crop_scale=face, margin_crop_scale=mscale,
+                                       pip_radius=pip), args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
                "uncalibrated" if args.uncalibrated else "calibrated", _zoom(cfg), wide, face,
@@ -110,7 +114,8 @@ def main() -> None:
                 args.reads.write_bytes(pickle.dumps(saved))
         _grid(saved[key], args.tilt, args.stacked, args.no_roll_tilt, args.support,
               args.void_deg, args.edge_deg, args.reach, args.min_conf,
-              f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5}")
+              f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
+              f"{pip:>4}")
 
 
 def _zoom(cfg: ReaderConfig) -> tuple:
