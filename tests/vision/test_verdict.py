@@ -132,12 +132,32 @@ def test_tilt_threshold_boundary_props_hops(below, status):
 
 @pytest.mark.parametrize(("below", "flagged"), [(1e-4, False), (0.0, True)])
 def test_tilt_threshold_boundary_craps(below, flagged):
-    """In Craps the cocked die counts (623a.9(b)): at its tilt line it is only flagged."""
+    """In Craps the cocked die counts (623a.9(b)): at its record line it is only flagged."""
     cfg = VerdictConfig()
-    tilt = cfg.tilt_threshold - below
+    tilt = cfg.counts_record_line - below
     v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": tilt})), profile(CRAPS), ZONES)
     assert v.status == VALID and v.faces == (3, 5)
     assert ("cocked_counts" in {r.code for r in v.reasons}) == flagged
+
+
+def test_a_tilt_between_the_lines_is_checked_for_a_void_but_not_recorded():
+    """Over the tilt line and under the record line, a Craps die whose two best faces are
+    close is still a void (623a.9(b)); one read clearly counts as read, with no finding."""
+    cfg = VerdictConfig(tilt_threshold=0.05, counts_record_line=0.5)
+    doubt = dice(TWO[0], (200, 120, 5, {"tilt": 0.2, "p": 0.55, "second": 3}))
+    assert verdict(doubt, profile(CRAPS), ZONES, cfg).status == NO_ROLL
+    clear = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.2})), profile(CRAPS), ZONES, cfg)
+    assert clear.status == VALID and clear.faces == (3, 5) and clear.reasons == ()
+
+
+@pytest.mark.parametrize(("game", "specs"), [r[1:3] for r in ROWS], ids=[r[0] for r in ROWS])
+def test_the_record_line_never_changes_a_call(game, specs):
+    """`counts_record_line` only decides whether the finding is written (docs/verdicts.md,
+    session 18): every row of the rules table gets the same call and faces at any value."""
+    calls = {(v.status, v.faces, v.order) for v in (
+        verdict(dice(*specs), profile(game), ZONES, VerdictConfig(counts_record_line=line))
+        for line in (0.01, 0.5, 1.0))}
+    assert len(calls) == 1
 
 
 def test_a_no_roll_tilt_in_props_hops_leaves_a_craps_die_flat():
