@@ -44,19 +44,23 @@ def _margin(key: tuple) -> float:
     return float(key[13]) if len(key) > 13 else 0.0
 
 
+def _pips(key: tuple) -> float | None:
+    """The pip radius a key was read with (the eighth setting; None in a shorter key)."""
+    return float(key[7]) if len(key) > 7 else None
+
+
 def pick(saved: dict, reader_prefix: str | None, name: str,
          tilt_scale: float | None = None, face_scale: float | None = None,
          margin_scale: float | None = None, pip_radius: float | None = None) -> list:
-    """The one runtime's reads in a `--reads` file (keys: tune_verdicts' settings; the
-    pip radius is the eighth)."""
+    """The one runtime's reads in a `--reads` file (keys: tune_verdicts' settings)."""
     keys = [k for k in saved if (reader_prefix is None or k[2].startswith(reader_prefix))
             and (tilt_scale is None or _wide(k) == tilt_scale)
             and (face_scale is None or _face(k) == face_scale)
             and (margin_scale is None or _margin(k) == margin_scale)
-            and (pip_radius is None or float(k[7]) == pip_radius)]
+            and (pip_radius is None or _pips(k) == pip_radius)]
     if len(keys) != 1:
         held = ", ".join(f"reader {k[2][:12]} det {k[3]} views {k[5]} wide {_wide(k)} "
-                         f"face {_face(k)} margin {_margin(k)} pips {k[7]}" for k in saved)
+                         f"face {_face(k)} margin {_margin(k)} pips {_pips(k)}" for k in saved)
         raise SystemExit(f"{name}: {len(keys)} runtimes match --reader "
                          f"{reader_prefix!r} --tilt-scale {tilt_scale} "
                          f"--face-scale {face_scale} --margin-scale {margin_scale} "

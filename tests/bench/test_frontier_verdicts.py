@@ -72,3 +72,14 @@ def test_a_runtime_is_picked_by_its_wide_tilt_crop_too():
     assert fv.pick(saved, "abc", "f", 0.0) == ["narrow"]
     with pytest.raises(SystemExit, match="2 runtimes match"):
         fv.pick(saved, "abc", "f")
+
+
+def test_a_runtime_is_picked_by_its_pip_radius():
+    """`tune_verdicts --pip-radius 0.5,0.6` keeps one runtime per radius in one file."""
+    key = ("suite", "det", "abc123", 0.2, 0.6, 4, 0.4, 0.5, 0.79, "calibrated", (24.0,),
+           0.0, 0.0, 0.0)
+    saved = {key: ["0.5"], (*key[:7], 0.6, *key[8:]): ["0.6"]}
+    assert fv.pick(saved, "abc", "f", pip_radius=0.6) == ["0.6"]
+    assert fv.pick(saved, "abc", "f", pip_radius=0.5) == ["0.5"]
+    with pytest.raises(SystemExit, match=r"2 runtimes match.*pips 0\.5"):
+        fv.pick(saved, "abc", "f")
