@@ -93,11 +93,12 @@ class VerdictConfig(BaseModel):
     # Where a cocked die counts, the tilt line only decides which dice are checked for
     # resting on two sides (void) or near an edge (review); a flat die passes those checks
     # and counts as read. Recording "cocked die counts" on every die over that low line put
-    # the finding on flat dice in 5 of the 7 sample frames, and on the tuning suites (seeds
-    # 9200-9202, 9300-9302) 92 % of the 5,717 dice it was recorded on were flat. Surveillance
-    # reads it as a finding, so it is recorded from the lowest line where at least 9 in 10
-    # are cocked: 0.9 (94 % there, 14 % of the cocked dice), by a rule written before the
-    # suites were read (docs/verdicts.md, session 18). The calls are the same at any value.
+    # the finding on flat dice in 4 of the 7 sample frames (every Craps and High Roll frame
+    # but one), and on the tuning suites (seeds 9200-9202, 9300-9302) 92 % of the 5,717 dice
+    # it was recorded on were flat. Surveillance reads it as a finding, so it is recorded
+    # from the lowest line where at least 9 in 10 are cocked: 0.9 (94 % there, 14 % of the
+    # cocked dice), by a rule written before those figures were computed (docs/verdicts.md,
+    # session 18). The calls are the same at any value.
     counts_record_line: float = Field(
         0.9, gt=0.0, le=1.0,
         description="where a cocked die counts: tilt probability from which the "
