@@ -1,42 +1,45 @@
 """Which reading keeps good rolls from being called valid (issue 6), measured by replacing it.
 
-Reads every scene of DIR/{shaker,throwbox,craps} once with the committed models (or
-`--models DIR`), matches the dice found to the labelled dice (centre in box,
-`vision.scoring.match`), then calls the verdict again with one reading of the matched dice
-replaced by the truth:
+Works on reads kept by `tune_verdicts.py --reads` (each scene read once, with its own
+camera's view, as the verdict suites read it). Matches the dice found to the labelled dice
+(centre in box, `vision.scoring.match`), then calls the verdict again at the committed lines
+with one reading of the matched dice replaced by the truth:
 
   pips     the pip count, where the face was read right
   conf     the face probability (1 for the face read), where the face was read right
   tilt     the tilt probability (1 cocked, 0 flat)
   stacked  the die-on-die probability (1 on a die, 0 not)
+  margin   the up margin (degrees from an edge), where the die is cocked
 
 Dice the detector missed, false dice and wrong faces stay as read, so "all" is the ceiling
-of a reader whose heads are perfect behind this detector. Use a tuning suite, not the
-held-out one (docs/verdicts.md used seeds 9200-9202):
+of a reader whose heads are perfect behind this detector. Then, as read, the reason codes
+on the good rolls that were not called valid, per game: what a planner should work on.
+Use tuning suites, not held-out ones:
 
-    python bench/verdict_levers.py --data TUNE
+    python bench/verdict_levers.py READS.pkl [READS.pkl ...] [--reader SHA256_PREFIX]
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 from pathlib import Path
 
 import numpy as np
-from bench_verdicts import SCENES, rates, truth, with_models, zones_of
+from bench_verdicts import UNSAFE, zones_of
+from frontier_verdicts import pick
+from tune_verdicts import _load
 
-from dicecall.datasets.schema import load_folder
-from dicecall.vision.config import ReaderConfig
-from dicecall.vision.images import load_image
 from dicecall.vision.profiles import profile
-from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
-from dicecall.vision.verdict import verdict
+from dicecall.vision.verdict import VALID, verdict
 
 LEVERS = {"as read": (), "pips": ("pips",), "conf": ("conf",), "tilt": ("tilt",),
-          "stacked": ("stacked",), "tilt + stacked": ("tilt", "stacked"),
-          "pips + conf": ("pips", "conf"), "all": ("pips", "conf", "tilt", "stacked")}
+          "stacked": ("stacked",), "margin": ("margin",), "tilt + stacked": ("tilt", "stacked"),
+          "tilt + margin": ("tilt", "margin"), "pips + conf": ("pips", "conf"),
+          "all": ("pips", "conf", "tilt", "stacked", "margin")}
+GAMES = ("craps", "props-and-hops", "high-roll")
 
 
 def with_truth(dice, labels: list, fix: tuple[str, ...]):
@@ -46,6 +49,7 @@ def with_truth(dice, labels: list, fix: tuple[str, ...]):
     boxes = np.array([d.box for d in labels], np.float32).reshape(-1, 4)
     pip, conf = dice.pip_face.copy(), dice.face_probs.copy()
     tilt, stacked = dice.tilt.copy(), dice.stacked.copy()
+    margin = None if dice.up_margin is None else dice.up_margin.copy()
     for p, g in match(dice.centers, boxes):
         label, right = labels[g], int(dice.face[p]) == labels[g].face
         if "pips" in fix and right:
@@ -56,26 +60,65 @@ def with_truth(dice, labels: list, fix: tuple[str, ...]):
             tilt[p] = float(bool(label.cocked))
         if "stacked" in fix:
             stacked[p] = float(bool(label.stacked))
-    return dataclasses.replace(dice, pip_face=pip, face_probs=conf, tilt=tilt, stacked=stacked)
+        if "margin" in fix and margin is not None and label.up_margin_deg is not None:
+            margin[p] = label.up_margin_deg
+    return dataclasses.replace(dice, pip_face=pip, face_probs=conf, tilt=tilt, stacked=stacked,
+                               up_margin=margin)
+
+
+def call(read: tuple, fix: tuple[str, ...]):
+    """The verdict on one kept read with `fix` replaced by the truth."""
+    scene, rec, _, _, dice = read
+    return verdict(with_truth(dice, rec.dice, fix), profile(rec.game, rec.expected_dice),
+                   zones_of(rec, scene))
+
+
+def lever_rows(reads: list) -> dict[str, dict[str, collections.Counter]]:
+    """Per lever, per game ("all" too): unsafe, caught, good, passed counts."""
+    rows = {}
+    for name, fix in LEVERS.items():
+        per = collections.defaultdict(collections.Counter)
+        for read in reads:
+            category, valid = read[2], call(read, fix).status == VALID
+            for game in (read[1].game, "all"):
+                if category in UNSAFE:
+                    per[game].update(unsafe=1, caught=int(not valid))
+                else:
+                    per[game].update(good=1, passed=int(valid))
+        rows[name] = per
+    return rows
+
+
+def held_by(reads: list) -> dict[str, collections.Counter]:
+    """Per game: how many good rolls not called valid carry each reason code, as read."""
+    per = collections.defaultdict(collections.Counter)
+    for read in reads:
+        if read[2] in UNSAFE:
+            continue
+        v = call(read, ())
+        if v.status != VALID:
+            per[read[1].game].update({r.code for r in v.reasons if r.status != VALID})
+            per[read[1].game]["(rolls)"] += 1
+    return per
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, required=True, help="folder with the three scene sets")
-    ap.add_argument("--models", type=Path, default=None,
-                    help="folder with detector.onnx and reader.onnx (default: committed)")
+    ap.add_argument("reads", type=Path, nargs="+", help="files written by tune_verdicts --reads")
+    ap.add_argument("--reader", default=None, help="sha256 prefix of the reader ONNX")
     args = ap.parse_args()
-    reader = DiceReader(with_models(ReaderConfig(), args.models))
-    reads = [(scene, rec, truth(rec)[0], reader.read(load_image(path.parent / rec.image)))
-             for scene in SCENES for path, rec in load_folder(args.data / scene)]
-    print(f"{'replaced by truth':<18} {'unsafe not valid':>17} {'valid called valid':>19}")
-    for name, fix in LEVERS.items():
-        n = rates((category, verdict(with_truth(dice, rec.dice, fix),
-                                     profile(rec.game, rec.expected_dice),
-                                     zones_of(rec, scene)).status, False)
-                  for scene, rec, category, dice in reads)
-        print(f"{name:<18} {100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
-              f"{100 * n['passed'] / max(n['good'], 1):>18.2f}%")
+    reads = [r for p in args.reads for r in pick(_load(p), args.reader, str(p))]
+    print(f"{'replaced by truth':<18}" + "".join(f" {g:>22}" for g in (*GAMES, "all")))
+    print(f"{'':<18}" + " {:>10} {:>11}".format("unsafe", "good valid") * 4)
+    for name, per in lever_rows(reads).items():
+        cells = "".join(f" {100 * per[g]['caught'] / max(per[g]['unsafe'], 1):>9.2f}%"
+                        f" {100 * per[g]['passed'] / max(per[g]['good'], 1):>10.2f}%"
+                        for g in (*GAMES, "all"))
+        print(f"{name:<18}{cells}")
+    print("\ngood rolls not called valid, as read, by the reason codes they carry")
+    for game, codes in held_by(reads).items():
+        n = codes.pop("(rolls)")
+        print(f"{game} ({n} rolls): " + ", ".join(f"{c} {k}" for c, k in codes.most_common()))
 
 
 if __name__ == "__main__":

@@ -67,6 +67,10 @@ def train(
         float, typer.Option("--synth-per-real", help="Reader: plain synthetic dice per real die "
                             "in one epoch (a fresh draw each epoch).", min=0.5, max=20.0),
     ] = 2.0,
+    own_flag_stem: Annotated[
+        bool, typer.Option("--own-flag-stem", help="--stage flags: the flags get their own "
+                           "copy of the face's first two stages and train it too "
+                           "(models/flags_train.py).")] = False,
 ) -> None:
     """Trains the detector and/or the reader, validating and checkpointing every epoch."""
     from dicecall.models.data import load_folder
@@ -113,7 +117,7 @@ def train(
         from dicecall.models.flags_train import train_flags
 
         train_flags(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
-                    reader_epochs, seed, resume)
+                    reader_epochs, seed, resume, own_stem=own_flag_stem)
 
 
 def export(

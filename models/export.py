@@ -161,7 +161,7 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
     frames, _ = calibration_inputs(samples, images=64, crops=512)
     report: dict = {}
     for stage in stages:
-        model = Detector() if stage == "detector" else Reader()
+        model = Detector() if stage == "detector" else Reader(flag_stem=_has_stem(run))
         report[f"{stage}_epoch"] = load_checkpoint(run / stage / "best.pt", model)[0]
         model.eval()
         path = out / f"{stage}.onnx"
@@ -179,6 +179,12 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
     for p in sorted(out.glob("*.onnx")):
         report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
     return report
+
+
+def _has_stem(run: Path) -> bool:
+    """Whether the run's reader gave the flags their own stem (`flags_train.py --own-stem`)."""
+    state = torch.load(run / "reader" / "best.pt", map_location="cpu", weights_only=False)
+    return any(k.startswith("fstem.") for k in state["model"])
 
 
 def reader_calibration(samples: list[Sample], detector: Path) -> dict[str, np.ndarray]:

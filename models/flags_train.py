@@ -39,7 +39,7 @@ from dicecall.models.trainloop import (
     train_epoch,
 )
 
-PARTS = ("flag8", "flag4", "geom", "flags", *MARGIN_PARTS)
+PARTS = ("fstem", "flag8", "flag4", "geom", "flags", *MARGIN_PARTS)
 # A flat die is "hard" when the starting reader raises either flag on it where a verdict
 # would act: the Props & Hops tilt line and a little under the stacked line (vision/verdict.py).
 HARD_TILT, HARD_STACKED = 0.05, 0.25
@@ -54,7 +54,7 @@ def flag_outputs(model: Reader, crops: torch.Tensor, geom: torch.Tensor
     with torch.no_grad():
         f16 = model.b16(model.b32(crops))
         f8 = model.b8(f16)
-    h8, flags = model.flag_head(f16, geom)
+    h8, flags = model.flag_head(f16 if model.fstem is None else model.fstem(crops), geom)
     return flags[:, :1], flags[:, 1:2], model.margin_head(f16, f8, h8.detach(), geom)
 
 
@@ -124,9 +124,22 @@ def scores(model: Reader, crops: np.ndarray, geom: np.ndarray, flags: np.ndarray
     return out
 
 
+def with_own_stem(model: Reader) -> Reader:
+    """`model` with the flags reading their own stem, a copy of the face's first two stages
+    (so the flags start exactly where they were); a model that has one is returned as is."""
+    if model.fstem is not None:
+        return model
+    own = Reader(flag_stem=True)
+    own.load_state_dict({**own.state_dict(), **model.state_dict(),
+                         **{f"fstem.{k}": v for k, v in model.b32.state_dict().items()},
+                         **{f"fstem.{int(k.split('.')[0]) + 2}.{k.split('.', 1)[1]}": v
+                            for k, v in model.b16.state_dict().items()}})
+    return own.eval()
+
+
 def train_flags(train: list[Sample], valid: list[Sample], init: Path, out: Path, epochs: int,
                 seed: int, resume: bool, batch_size: int = 128, lr: float = 2e-4,
-                stop_after: int | None = None) -> Path:
+                stop_after: int | None = None, own_stem: bool = False) -> Path:
     """Fine-tunes the flags and margin of the reader in `init` (ONNX); returns best.pt's path.
 
     The best epoch has the highest mean of the two flag AUCs on `valid`, the start (epoch 0)
@@ -137,6 +150,9 @@ def train_flags(train: list[Sample], valid: list[Sample], init: Path, out: Path,
     change of scale, and AdamW moves every weight by about lr a step whatever its size: at
     1e-3 both flag AUCs fell in the first epochs (session 12).
 
+    `own_stem`: the flags get their own first two stages, copied from the face's, and train
+    them too (`nets.Reader.fstem`); the face, pips and die-or-not still do not move.
+
     Raises:
         ValueError: `init` lacks a layer this stage fine-tunes or keeps.
     """
@@ -145,6 +161,8 @@ def train_flags(train: list[Sample], valid: list[Sample], init: Path, out: Path,
     if untouched:
         raise ValueError(f"{init}: lacks {sorted({n.split('.')[0] for n in untouched})}; "
                          "this stage fine-tunes a reader that has every layer")
+    if own_stem:
+        model = with_own_stem(model)
     seed_everything(seed)
     opt = torch.optim.AdamW(trainable(model, PARTS), lr=lr, weight_decay=5e-4)
     cache = build_cache([s for s in train if s.source.startswith("synthetic")])

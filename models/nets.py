@@ -93,9 +93,13 @@ class Reader(nn.Module):
     [N, 1, 32, 32] sigmoid, the top face's pip centres at stride 2; tilt_logit [N, 1];
     stacked_logit [N, 1]; die_logit [N, 1], whether a die is centred in the crop at all;
     margin_logit [N, 1], sigmoid x `contract.MARGIN_SPAN_DEG` = the up margin in degrees.
+
+    `flag_stem`: the flags read their own copy of the first two stages (`fstem`) instead of
+    the face's, so the flags stage can train them (`flags_train.py --own-stem`).
     """
 
-    def __init__(self, width: int = 24, flag_width: int = 32, pip_width: int = 32) -> None:
+    def __init__(self, width: int = 24, flag_width: int = 32, pip_width: int = 32,
+                 flag_stem: bool = False) -> None:
         super().__init__()
         c1, c2, c3, f = width, width * 2, width * 4, flag_width
         self.b32 = nn.Sequential(conv_bn(3, c1, 2), conv_bn(c1, c1))  # 32x32
@@ -140,6 +144,18 @@ class Reader(nn.Module):
         self.pip32 = nn.Sequential(SepBlock(p, p), SepBlock(p, p), conv_bn(p, c1 // 2),
                                    nn.Conv2d(c1 // 2, 1, 1))
         nn.init.constant_(self.pip32[3].bias, -4.6)
+        # The flags' own stem (session 19). Their layers used to read the face's 16x16
+        # features, frozen since session 11: features trained to read pips whichever way the
+        # die lies. The tilt they gave ranked cocked shaker dice at AUC 0.90-0.92 and read
+        # dice leaning 30 degrees on the other die at p 0.04-0.29 (docs/verdicts.md,
+        # session 19). Built last, with the random state put back, so the layers above start
+        # from the weights they always did.
+        self.fstem = None
+        if flag_stem:
+            rng = torch.get_rng_state()
+            self.fstem = nn.Sequential(conv_bn(3, c1, 2), conv_bn(c1, c1),
+                                       conv_bn(c1, c2, 2), conv_bn(c2, c2))  # 16x16
+            torch.set_rng_state(rng)
 
     def forward(self, x: torch.Tensor, geom: torch.Tensor) -> tuple[torch.Tensor, ...]:
         f32 = self.b32(x)
@@ -150,7 +166,7 @@ class Reader(nn.Module):
         p16 = self.pip16(f16) + F.interpolate(self.pip8(f16), scale_factor=2.0, mode="nearest")
         pip = self.pip_lat(f32) + F.interpolate(p16, scale_factor=2.0, mode="nearest")
         pip_heatmap = torch.sigmoid(self.pip32(pip))
-        h8, flags = self.flag_head(f16, geom)
+        h8, flags = self.flag_head(f16 if self.fstem is None else self.fstem(x), geom)
         return (self.face(g), pip_heatmap, flags[:, :1], flags[:, 1:2], self.die(g),
                 self.margin_head(f16.detach(), f8.detach(), h8.detach(), geom))
 

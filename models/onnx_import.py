@@ -30,7 +30,8 @@ def _module_of(node_name: str, names: list[str]) -> str:
 
 
 def reader_from_onnx(path: Path | str, model: Reader | None = None) -> tuple[Reader, list[str]]:
-    """Loads the weights of `path` into `model` (a new `Reader` by default).
+    """Loads the weights of `path` into `model` (by default a new `Reader`, with the flags'
+    own stem when the file has one).
 
     Returns:
         (model, untouched): the model in eval mode, and the names of its parameters the
@@ -44,7 +45,7 @@ def reader_from_onnx(path: Path | str, model: Reader | None = None) -> tuple[Rea
 
     graph = onnx.load(str(path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    model = model or Reader()
+    model = model or Reader(flag_stem=any("/fstem/" in n.name for n in graph.node))
     modules = dict(model.named_modules())
     convs = [n for n, m in modules.items() if isinstance(m, nn.Conv2d)]
     done: set[str] = set()

@@ -71,7 +71,8 @@ def onnx_and_checkpoint() -> Callable[[Path, Path], tuple[list[np.ndarray], list
         from dicecall.models.nets import Reader
         from dicecall.models.trainloop import load_checkpoint
 
-        model = Reader()
+        state = torch.load(checkpoint, map_location="cpu", weights_only=False)["model"]
+        model = Reader(flag_stem=any(k.startswith("fstem.") for k in state))
         load_checkpoint(checkpoint, model)
         model.eval()
         rng = np.random.default_rng(0)

@@ -66,3 +66,42 @@ def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
     assert torch.equal(full["b16.0.0.weight"], start["b16.0.0.weight"])
     assert torch.equal(full["b16.0.1.running_var"], start["b16.0.1.running_var"])
     assert torch.equal(full["flag8.0.1.running_mean"], start["flag8.0.1.running_mean"])
+
+
+def test_own_stem_starts_as_the_reader_it_copies_and_trains_only_the_flags(
+        tmp_path: Path, onnx_and_checkpoint, whole_and_resumed) -> None:
+    """`--own-flag-stem`: the copy changes no output at the start; after training, face,
+    pips and die-or-not are still reader.onnx's, the stem moved and the face's did not, a
+    resumed run equals a whole one, and the exported file reads back with its stem."""
+    from dicecall.models.export import READER_OUTPUTS, export_onnx
+    from dicecall.models.flags_train import train_flags, with_own_stem
+    from dicecall.models.nets import Reader
+    from dicecall.models.onnx_import import reader_from_onnx
+    from dicecall.models.trainloop import load_checkpoint, setup_torch
+
+    setup_torch(1)
+    start = reader_from_onnx(COMMITTED)[0]
+    own = with_own_stem(start)
+    crops, geom = torch.rand(3, 3, 64, 64), torch.rand(3, 3)
+    with torch.no_grad():
+        assert all(torch.equal(a, b) for a, b in zip(start(crops, geom), own(crops, geom),
+                                                     strict=True))
+    data = load_folder(FRAMES)
+    full = whole_and_resumed(train_flags, data, data, COMMITTED, epochs=2, seed=1,
+                             batch_size=4, lr=3e-3, own_stem=True)
+    onnx_outs, torch_outs = onnx_and_checkpoint(COMMITTED, tmp_path / "full" / "last.pt")
+    for k in (0, 1, 4):
+        assert np.abs(onnx_outs[k] - torch_outs[k]).max() < 1e-4, k
+    begin = own.state_dict()
+    assert not torch.equal(full["fstem.2.0.weight"], begin["fstem.2.0.weight"])
+    assert torch.equal(full["b16.0.0.weight"], begin["b16.0.0.weight"])
+
+    trained = Reader(flag_stem=True)
+    load_checkpoint(tmp_path / "full" / "last.pt", trained)
+    feeds = {"crops": crops[:2].numpy(), "geom": geom[:2].numpy()}
+    export_onnx(trained, feeds, tmp_path / "own.onnx", list(READER_OUTPUTS), dynamic=True)
+    back, untouched = reader_from_onnx(tmp_path / "own.onnx")
+    assert back.fstem is not None and untouched == []
+    with torch.no_grad():
+        for a, b in zip(trained.eval()(crops, geom), back(crops, geom), strict=True):
+            assert torch.allclose(a, b, atol=1e-4)
