@@ -42,6 +42,11 @@ LEVERS = {"as read": (), "pips": ("pips",), "conf": ("conf",), "tilt": ("tilt",)
 GAMES = ("craps", "props-and-hops", "high-roll")
 
 
+def game_of(rec) -> str:
+    """The column of a scene's game: High Roll's ten- and six-dice variants share one."""
+    return "high-roll" if rec.game.startswith("high-roll") else rec.game
+
+
 def with_truth(dice, labels: list, fix: tuple[str, ...]):
     """`dice` with the readings named in `fix` replaced by the labels of matched dice."""
     if not fix or len(dice) == 0:
@@ -80,7 +85,7 @@ def lever_rows(reads: list) -> dict[str, dict[str, collections.Counter]]:
         per = collections.defaultdict(collections.Counter)
         for read in reads:
             category, valid = read[2], call(read, fix).status == VALID
-            for game in (read[1].game, "all"):
+            for game in (game_of(read[1]), "all"):
                 if category in UNSAFE:
                     per[game].update(unsafe=1, caught=int(not valid))
                 else:
@@ -97,8 +102,8 @@ def held_by(reads: list) -> dict[str, collections.Counter]:
             continue
         v = call(read, ())
         if v.status != VALID:
-            per[read[1].game].update({r.code for r in v.reasons if r.status != VALID})
-            per[read[1].game]["(rolls)"] += 1
+            per[game_of(read[1])].update({r.code for r in v.reasons if r.status != VALID})
+            per[game_of(read[1])]["(rolls)"] += 1
     return per
 
 
