@@ -89,6 +89,29 @@ def frontier(suites: list[list], configs: list[VerdictConfig], most: int) -> lis
     return rows
 
 
+def per_game_best(suites: list[list], configs: list[VerdictConfig], floor: float) -> tuple:
+    """(through, good passed %, wrong faces, config, {game: caught %}) of the config with the
+    most good rolls valid over the suites pooled among those under which every game on its
+    own calls at least `floor` % of its unsafe rolls not valid; None when none does."""
+    from verdict_levers import game_of
+
+    best = None
+    for cfg in configs:
+        per: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+        for reads in suites:
+            for read in reads:
+                per[game_of(read[1])].update(tally([read], cfg))
+        caught = {g: 100 * n["caught"] / max(n["unsafe"], 1) for g, n in per.items()}
+        if min(caught.values(), default=100.0) < floor:
+            continue
+        total = sum(per.values(), collections.Counter())
+        row = (total["unsafe"] - total["caught"], 100 * total["passed"] / max(total["good"], 1),
+               total["wrong"], cfg, caught)
+        if best is None or (row[1], -row[0]) > (best[1], -best[0]):
+            best = row
+    return best
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reads", type=Path, nargs="+", help="files written by tune_verdicts --reads")
@@ -107,6 +130,10 @@ def main() -> None:
                     default=[0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2])
     ap.add_argument("--edge-deg", type=_floats, default=[30.0, 40.0])
     ap.add_argument("--most", type=int, default=15, help="largest count let through shown")
+    ap.add_argument("--per-game-floor", type=float, default=None,
+                    help="instead of the frontier: the line with the most good rolls valid "
+                         "among those under which every game calls at least this %% of its "
+                         "unsafe rolls not valid")
     args = ap.parse_args()
     for path in args.reads:
         if not path.is_file():
@@ -117,6 +144,16 @@ def main() -> None:
                              edge_review_deg=e)
                for t, s, ph, e in itertools.product(args.tilt, args.stacked,
                                                     args.no_roll_tilt, args.edge_deg)]
+    if args.per_game_floor is not None:
+        best = per_game_best(suites, configs, args.per_game_floor)
+        if best is None:
+            raise SystemExit(f"no line holds every game to {args.per_game_floor} %")
+        through, passed, wrong, cfg, caught = best
+        print(f"through {through}, good valid {passed:.2f} %, wrong {wrong}; tilt "
+              f"{cfg.tilt_threshold} stacked {cfg.stacked_threshold} ph tilt "
+              f"{cfg.no_roll_tilt_threshold} edge {cfg.edge_review_deg}; unsafe not valid: "
+              + ", ".join(f"{g} {c:.2f} %" for g, c in sorted(caught.items())))
+        return
     unsafe = sum(category in UNSAFE for reads in suites for _, _, category, _, _ in reads)
     print(f"{len(suites)} suite(s) pooled, {unsafe} unsafe rolls; {len(configs)} lines")
     print(f"{'at most':>7} {'through':>7} {'good valid':>10} {'wrong':>5}  "

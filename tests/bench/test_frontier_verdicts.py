@@ -83,3 +83,17 @@ def test_a_runtime_is_picked_by_its_pip_radius():
     assert fv.pick(saved, "abc", "f", pip_radius=0.5) == ["0.5"]
     with pytest.raises(SystemExit, match=r"2 runtimes match.*pips 0\.5"):
         fv.pick(saved, "abc", "f")
+
+
+def test_per_game_floor_keeps_the_line_that_holds_props_and_hops():
+    """668a.3(h): a cocked Props & Hops die read at tilt 0.03 beside a good roll. The loose
+    line (0.05) passes the good roll but catches none of the game's unsafe rolls, so a 99 %
+    floor takes the strict line (0.02), which passes the good roll too; with the loose line
+    alone no line holds the floor."""
+    suite = [_roll("cocked_ph", (0.03, 0.0)), _roll("valid", (0.01, 0.0))]
+    configs = [VerdictConfig(tilt_threshold=0.1, no_roll_tilt_threshold=ph)
+               for ph in (0.05, 0.02)]
+    through, passed, wrong, cfg, caught = fv.per_game_best([suite], configs, 99.0)
+    assert cfg.no_roll_tilt_threshold == 0.02
+    assert (through, passed, wrong, caught) == (0, 100.0, 0, {"props-and-hops": 100.0})
+    assert fv.per_game_best([suite], configs[:1], 99.0) is None
