@@ -9,7 +9,7 @@ with one reading of the matched dice replaced by the truth:
   conf     the face probability (1 for the face read), where the face was read right
   tilt     the tilt probability (1 cocked, 0 flat)
   stacked  the die-on-die probability (1 on a die, 0 not)
-  margin   the up margin (degrees from an edge), where the die is cocked
+  margin   the up margin (degrees from resting on an edge; 90 for a flat die)
 
 Dice the detector missed, false dice and wrong faces stay as read, so "all" is the ceiling
 of a reader whose heads are perfect behind this detector. Then, as read, the reason codes

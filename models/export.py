@@ -182,7 +182,8 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
 
 
 def _has_stem(run: Path) -> bool:
-    """Whether the run's reader gave the flags their own stem (`flags_train.py --own-stem`)."""
+    """Whether the run's reader gave the flags their own stem (`--stage flags
+    --own-flag-stem`)."""
     state = torch.load(run / "reader" / "best.pt", map_location="cpu", weights_only=False)
     return any(k.startswith("fstem.") for k in state["model"])
 

@@ -144,12 +144,12 @@ class Reader(nn.Module):
         self.pip32 = nn.Sequential(SepBlock(p, p), SepBlock(p, p), conv_bn(p, c1 // 2),
                                    nn.Conv2d(c1 // 2, 1, 1))
         nn.init.constant_(self.pip32[3].bias, -4.6)
-        # The flags' own stem (session 19). Their layers used to read the face's 16x16
-        # features, frozen since session 11: features trained to read pips whichever way the
-        # die lies. The tilt they gave ranked cocked shaker dice at AUC 0.90-0.92 and read
-        # dice leaning 30 degrees on the other die at p 0.04-0.29 (docs/verdicts.md,
-        # session 19). Built last, with the random state put back, so the layers above start
-        # from the weights they always did.
+        # The flags' own stem (optional, session 19): without it the flag layers read the
+        # face's 16x16 features, which the flags stage cannot train, and the committed tilt
+        # read dice leaning 12-40 degrees on the other die at 0.04-0.29. A run with the stem
+        # ranked dice better but missed more shallow leans at the strict lines, and was not
+        # kept (models/reader.md, "Tried, not kept"). Built last, with the random state put
+        # back, so the layers above start from the weights they always did.
         self.fstem = None
         if flag_stem:
             rng = torch.get_rng_state()
