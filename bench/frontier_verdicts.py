@@ -93,7 +93,7 @@ def per_game_best(suites: list[list], configs: list[VerdictConfig], floor: float
     """(through, good passed %, wrong faces, config, {game: caught %}) of the config with the
     most good rolls valid over the suites pooled among those under which every game on its
     own calls at least `floor` % of its unsafe rolls not valid; None when none does."""
-    from verdict_levers import game_of
+    from verdict_levers import game_of  # here: verdict_levers imports this module
 
     best = None
     for cfg in configs:
