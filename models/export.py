@@ -22,7 +22,7 @@ from dicecall.models.contract import (
 )
 from dicecall.models.crops import die_size
 from dicecall.models.data import Sample, load_folder, read_rgb
-from dicecall.models.nets import Detector, Reader
+from dicecall.models.nets import Detector, reader_for
 from dicecall.models.trainloop import load_checkpoint
 
 
@@ -161,7 +161,8 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
     frames, _ = calibration_inputs(samples, images=64, crops=512)
     report: dict = {}
     for stage in stages:
-        model = Detector() if stage == "detector" else Reader(flag_stem=_has_stem(run))
+        model = Detector() if stage == "detector" else reader_for(
+            torch.load(run / stage / "best.pt", map_location="cpu", weights_only=False)["model"])
         report[f"{stage}_epoch"] = load_checkpoint(run / stage / "best.pt", model)[0]
         model.eval()
         path = out / f"{stage}.onnx"
@@ -179,13 +180,6 @@ def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
     for p in sorted(out.glob("*.onnx")):
         report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
     return report
-
-
-def _has_stem(run: Path) -> bool:
-    """Whether the run's reader gave the flags their own stem (`--stage flags
-    --own-flag-stem`)."""
-    state = torch.load(run / "reader" / "best.pt", map_location="cpu", weights_only=False)
-    return any(k.startswith("fstem.") for k in state["model"])
 
 
 def reader_calibration(samples: list[Sample], detector: Path) -> dict[str, np.ndarray]:

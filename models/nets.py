@@ -95,7 +95,7 @@ class Reader(nn.Module):
     margin_logit [N, 1], sigmoid x `contract.MARGIN_SPAN_DEG` = the up margin in degrees.
 
     `flag_stem`: the flags read their own copy of the first two stages (`fstem`) instead of
-    the face's, so the flags stage can train them (`flags_train.py --own-stem`).
+    the face's, so the flags stage can train them (`--stage flags --own-flag-stem`).
     """
 
     def __init__(self, width: int = 24, flag_width: int = 32, pip_width: int = 32,
@@ -182,6 +182,12 @@ class Reader(nn.Module):
         m8 = torch.cat([self.margin8(f16), f8, h8], 1)
         hm = self.margin4(m8).flatten(1)
         return self.margin(torch.cat([hm, self.margin_geom(geom)], 1))
+
+
+def reader_for(state: dict) -> Reader:
+    """A `Reader` shaped to load the state dict `state` (with the flags' own stem if it has
+    one)."""
+    return Reader(flag_stem=any(k.startswith("fstem.") for k in state))
 
 
 def count_params(model: nn.Module) -> int:

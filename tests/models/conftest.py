@@ -68,11 +68,10 @@ def onnx_and_checkpoint() -> Callable[[Path, Path], tuple[list[np.ndarray], list
         import onnxruntime as ort
         import torch
 
-        from dicecall.models.nets import Reader
+        from dicecall.models.nets import reader_for
         from dicecall.models.trainloop import load_checkpoint
 
-        state = torch.load(checkpoint, map_location="cpu", weights_only=False)["model"]
-        model = Reader(flag_stem=any(k.startswith("fstem.") for k in state))
+        model = reader_for(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
         load_checkpoint(checkpoint, model)
         model.eval()
         rng = np.random.default_rng(0)
