@@ -71,6 +71,15 @@ def train(
         bool, typer.Option("--own-flag-stem", help="--stage flags: the flags get their own "
                            "copy of the face's first two stages and train it too "
                            "(models/flags_train.py).")] = False,
+    slight_repeat: Annotated[
+        int, typer.Option("--slight-repeat", min=0, max=20,
+                          help="--stage flags: each cocked die leaning under about 12 degrees "
+                               "(up margin 66 or more) appears this many more times an epoch")
+    ] = 0,
+    select: Annotated[
+        str, typer.Option("--select", help="--stage flags: the best epoch by the flags' mean "
+                          "AUC (auc) or by the share of flat shaker dice flagged at full "
+                          "recall of the slightly leaning ones (slight)")] = "auc",
 ) -> None:
     """Trains the detector and/or the reader, validating and checkpointing every epoch."""
     from dicecall.models.data import load_folder
@@ -117,7 +126,8 @@ def train(
         from dicecall.models.flags_train import train_flags
 
         train_flags(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
-                    reader_epochs, seed, resume, own_stem=own_flag_stem)
+                    reader_epochs, seed, resume, own_stem=own_flag_stem,
+                    slight_repeat=slight_repeat, select=select)
 
 
 def export(

@@ -15,7 +15,10 @@ from dicecall.models.evaluate import auc  # noqa: E402
 from dicecall.models.flags_train import (  # noqa: E402
     FLAG_REPEAT,
     HARD_REPEAT,
+    SLIGHT_MARGIN,
     epoch_order,
+    slight,
+    slight_flat,
     split,
 )
 
@@ -42,6 +45,53 @@ def test_epoch_holds_flagged_twice_hard_flat_three_times_and_no_unlabelled_die(
     counts = np.bincount(order, minlength=len(cache.faces))
     assert (counts[flagged] == FLAG_REPEAT).all() and (counts[hard] == HARD_REPEAT).all()
     assert (counts[np.setdiff1d(flat, hard)] == 1).all() and counts[cache.real].sum() == 0
+
+
+def test_slightly_leaning_dice_come_back_as_often_as_asked(toy_yolo: Path) -> None:
+    """`--slight-repeat K`: a cocked die with an up margin of 66 or more (leaning under about
+    12 degrees) appears K more times an epoch; a steeper one and a die on a die do not."""
+    cache = build_cache(load_folder(FRAMES) + load_folder(toy_yolo)[:2])
+    flagged, flat = split(cache)
+    # three of the flagged dice made cocked by hand: slight, steep, and cocked with no margin
+    tilt, margin = cache.tilt.copy(), cache.margin.copy()
+    a, b, c = flagged[:3] if len(flagged) >= 3 else flat[:3]
+    tilt[[a, b, c]] = 1.0
+    margin[[a, b, c]] = [SLIGHT_MARGIN, SLIGHT_MARGIN - 0.1, np.nan]
+    cache = type(cache)(**{**cache.__dict__, "tilt": tilt, "margin": margin})
+    flagged, flat = split(cache)
+    leaning = slight(cache, flagged)
+    assert a in leaning and b not in leaning and c not in leaning
+    assert (cache.tilt[leaning] == 1).all() and (cache.margin[leaning] >= SLIGHT_MARGIN).all()
+    plain = np.bincount(epoch_order(flagged, flat, flat[:0], np.random.default_rng(0)),
+                        minlength=len(cache.faces))
+    more = np.bincount(epoch_order(flagged, flat, flat[:0], np.random.default_rng(0),
+                                   leaning=leaning, slight_repeat=4), minlength=len(cache.faces))
+    assert (more[leaning] == plain[leaning] + 4).all() and more[b] == plain[b] == FLAG_REPEAT
+
+
+def test_slight_flat_is_the_flat_shaker_share_at_full_recall_of_slight_leans() -> None:
+    # tilt, labels (tilt, stacked), margin, shaker: two slight leans at 0.3 and 0.6, a steep
+    # lean at 0.01 (not counted), flat shaker dice at 0.2, 0.3, 0.5, 0.9, a flat throw box die
+    # at 0.95 and a shaker die on a die at 0.99 (neither counted)
+    tilt = np.array([0.3, 0.6, 0.01, 0.2, 0.3, 0.5, 0.9, 0.95, 0.99])
+    flags = np.array([[1, 0], [1, 0], [1, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 1]],
+                     np.float32)
+    margin = np.array([80, 70, 30, 90, 90, 90, 90, 90, 90], np.float32)
+    shaker = np.array([1, 1, 1, 1, 1, 1, 1, 0, 1], bool)
+    assert slight_flat(tilt, flags, margin, shaker) == pytest.approx(3 / 4)  # line 0.3
+    assert np.isnan(slight_flat(tilt, flags, margin, np.zeros(9, bool)))
+    assert np.isnan(slight_flat(tilt, flags, np.full(9, 30.0, np.float32), shaker))
+
+
+def test_an_unknown_selection_or_no_slight_dice_to_select_by_is_refused(tmp_path: Path) -> None:
+    from dicecall.models.flags_train import train_flags
+
+    data = load_folder(FRAMES)
+    with pytest.raises(ValueError, match="select 'best'"):
+        train_flags(data, data, COMMITTED, tmp_path / "a", 1, 0, False, select="best")
+    # the sample frames hold no cocked shaker die
+    with pytest.raises(ValueError, match="no slightly leaning"):
+        train_flags(data, data, COMMITTED, tmp_path / "b", 1, 0, False, select="slight")
 
 
 def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
