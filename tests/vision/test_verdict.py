@@ -21,7 +21,8 @@ CRAPS, PROPS, HIGH = "craps", "props-and-hops", "high-roll-dice"
 
 def dice(*specs):
     """Each spec: (x, y, face) plus optional keywords tilt, stacked, p, pips, second, margin
-    (the reader's up margin in degrees; NaN, as from a reader without it, by default)."""
+    (the reader's up margin in degrees; NaN, as from a reader without it, by default), side
+    (the box's side, 20 px by default)."""
     n = len(specs)
     probs = np.full((n, 6), 0.0, np.float32)
     out = {k: [] for k in ("centers", "boxes", "face", "pip_face", "tilt", "stacked",
@@ -32,7 +33,8 @@ def dice(*specs):
         probs[k, face - 1] = p
         probs[k, kw.get("second", face % 6 + 1) - 1] += 1 - p
         out["centers"].append((x, y))
-        out["boxes"].append((x - 10, y - 10, x + 10, y + 10))
+        half = kw.get("side", 20) / 2
+        out["boxes"].append((x - half, y - half, x + half, y + half))
         out["face"].append(face)
         out["pip_face"].append(kw.get("pips", face))
         out["tilt"].append(kw.get("tilt", 0.0))
@@ -266,6 +268,30 @@ def test_props_flag_on_a_die_with_nothing_to_lean_on_is_recorded_668a_3_h():
 def test_support_reach_boundary_668a_3_h(where, status):
     v = verdict(dice((100, 100, 3), (*where, 5, FAINT)), profile(PROPS), WALLED)
     assert v.status == status
+
+
+def test_a_die_boxed_short_still_reaches_the_die_it_leans_on_668a_3_h():
+    """FRESH35 shaker_0000071 (session 20): the detector boxed a die leaning on the other at
+    13 px where its neighbour's box was 20; in its own sides the neighbour, 24.4 px away, lay
+    out of reach (1.5 x 13 = 19.5) and the flag was set aside. The reach is measured in the
+    larger side of the pair (1.5 x 20 = 30)."""
+    v = verdict(dice((100, 100, 3), (124.4, 100, 5, {**FAINT, "side": 13})), profile(PROPS),
+                WALLED)
+    assert v.status == NO_ROLL and "cocked" in {r.code for r in v.reasons}
+    # the same pair further apart than 1.5 of the larger side: nothing to lean on
+    v = verdict(dice((100, 100, 3), (130.5, 100, 5, {**FAINT, "side": 13})), profile(PROPS),
+                WALLED)
+    assert v.status == VALID and "flag_unsupported" in {r.code for r in v.reasons}
+
+
+@pytest.mark.parametrize("game", [CRAPS, HIGH])
+def test_a_die_on_a_die_boxed_short_is_still_on_it_623a_8_b_675a_4_b(game):
+    """A die on a die whose box the detector cut to 12 px, 18 px from the centre of the 20 px
+    die beneath: within one side of the larger box, so a die on die, not a flag set aside."""
+    rest = [] if game == CRAPS else [(25 * k + 160, 50, 2) for k in range(8)]
+    v = verdict(dice((100, 100, 3), (118, 100, 4, {**STACKED, "side": 12}), *rest),
+                profile(game), ZONES)
+    assert v.status == NO_ROLL and "die_on_die" in {r.code for r in v.reasons}
 
 
 def test_a_sure_flag_stands_without_support_668a_3_h():
