@@ -75,7 +75,8 @@ class VerdictConfig(BaseModel):
     # stacked flag were the commonest die on die (session 11, docs/verdicts.md).
     stack_reach: float = Field(1.0, gt=0.0, le=5.0,
                                description="a die on a die has the die beneath it within this "
-                                           "x its own side (centre to centre)")
+                                           "x its side, the larger of its box's and its "
+                                           "nearest neighbour's (centre to centre)")
     # Where a cocked die is a no roll (668a.3(h)) the tilt line sits low, so flat dice are
     # flagged too. A die rests tilted or raised only on something: in the generated scenes
     # no cocked die of the shaker training and tuning sets (443, seeds 12, 22, 9200) lay
@@ -84,7 +85,8 @@ class VerdictConfig(BaseModel):
     support_reach: float = Field(
         1.5, gt=0.0, le=10.0,
         description="Props & Hops: a die with no other die and no wall within this x its side "
-                    "has nothing to lean on; its tilt or stacked flag alone is not a no roll")
+                    "(the larger of its box's and its nearest neighbour's) has nothing to lean "
+                    "on; its tilt or stacked flag alone is not a no roll")
     unsupported_line: float = Field(
         0.5, gt=0.0, le=1.0,
         description="a flag at or above this probability calls a no roll even on a die with "
