@@ -106,6 +106,16 @@ class VerdictConfig(BaseModel):
         description="where a cocked die counts: tilt probability from which the "
                     "cocked_counts finding is recorded (the call does not depend on it)")
 
+    # A die boxed at half the size of the others is partly out of view (behind the shaker's
+    # rim, under another die), and the face read may be only the pips that show: FRESH34
+    # shaker_0000521 (session 20) read a 4 as a 1, both readings agreeing. Over 18,000
+    # scenes read in session 20, no good Props & Hops roll called valid had a die under 0.5
+    # and 7 of 5,140 in Craps and High Roll did (docs/verdicts.md, session 20, rule 9).
+    partly_hidden_line: float = Field(
+        0.5, ge=0.0, lt=1.0,
+        description="a die whose box side is under this x the median of the other dice in "
+                    "play's goes to review: it may be partly out of view (0: off)")
+
     def tilt_line(self, cocked_counts: bool) -> float:
         """The tilt probability from which a die is cocked, in a game where a cocked die
         counts (623a.9(b), 675a.4(c)) or is a no roll (668a.3(h))."""
@@ -187,6 +197,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     free = _unsupported(dice, profile, zones, play, cfg, side, nearest)
     _stacked_reasons(dice, profile, len(play), cfg, reasons, side, nearest, free)
     _die_reasons(dice, profile, play, cfg, reasons, free)
+    _partly_hidden(dice, profile, play, cfg, reasons)
     order = _stable_order(dice, play)
     status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
     reasons.sort(key=lambda r: -_RANK[r.status])
@@ -287,6 +298,21 @@ def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons
     elif alone:
         reasons.append(Reason("stacked_flag_alone", VALID, sec, tuple(alone),
                               "die-on-die flag raised with no die beneath it to rest on"))
+
+
+def _partly_hidden(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:
+    """Review for a die in play boxed under `partly_hidden_line` x the median side of the
+    other dice in play: the camera may see only part of it, and read only the pips in view."""
+    if cfg.partly_hidden_line <= 0 or len(play) < 2:
+        return
+    box = dice.boxes[play]
+    own = np.maximum(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1])
+    for k, i in enumerate(play):
+        usual = float(np.median(np.delete(own, k)))
+        if own[k] < cfg.partly_hidden_line * usual:
+            reasons.append(Reason("die_partly_hidden", REVIEW, profile.sections["dispute"],
+                                  (int(i),), f"boxed at {own[k]:.0f} px where the other dice "
+                                  f"are {usual:.0f} px: it may be partly out of view"))
 
 
 def _count_reasons(profile: GameProfile, n: int, reasons) -> None:

@@ -95,6 +95,13 @@ ROWS = [
     ("675a.4(d) pips unreadable", HIGH, [(30 * k + 10, 50, 2, {"pips": 0} if k == 9 else {})
                                          for k in range(10)], REVIEW, "readings_disagree"),
     ("623a.9(c) an extra die or object", CRAPS, [*TWO, (300, 200, 1)], REVIEW, "extra_object"),
+    ("623a.9(c) a die partly out of view", CRAPS, [TWO[0], (200, 120, 5, {"side": 9})], REVIEW,
+     "die_partly_hidden"),
+    ("668a.3(h) a die partly out of view", PROPS, [TWO[0], (200, 120, 1, {"side": 9})], REVIEW,
+     "die_partly_hidden"),
+    ("675a.4(d) a die partly out of view", HIGH,
+     [(30 * k + 10, 50, 2, {"side": 9} if k == 4 else {}) for k in range(10)], REVIEW,
+     "die_partly_hidden"),
 ]
 
 
@@ -292,6 +299,34 @@ def test_a_die_on_a_die_boxed_short_is_still_on_it_623a_8_b_675a_4_b(game):
     v = verdict(dice((100, 100, 3), (118, 100, 4, {**STACKED, "side": 12}), *rest),
                 profile(game), ZONES)
     assert v.status == NO_ROLL and "die_on_die" in {r.code for r in v.reasons}
+
+
+@pytest.mark.parametrize(("side", "line", "hidden"), [
+    (9.9, 0.5, True),    # under half the 20 px of the others
+    (10.0, 0.5, False),  # at half: not under the line
+    (9.9, 0.0, False),   # the check off
+])
+def test_partly_hidden_boundary(side, line, hidden):
+    """FRESH34 shaker_0000521 (session 20): a die 30 % in view behind the shaker's rim, boxed
+    at half its neighbour's size, read 1 where it showed 4, both readings agreeing."""
+    cfg = VerdictConfig(partly_hidden_line=line)
+    for game in (CRAPS, PROPS):
+        v = verdict(dice((100, 100, 3), (200, 120, 1, {"side": side})), profile(game), ZONES,
+                    cfg)
+        codes = {r.code: r for r in v.reasons}
+        assert ("die_partly_hidden" in codes) is hidden
+        assert v.status == (REVIEW if hidden else VALID)
+        if hidden:
+            assert codes["die_partly_hidden"].dice == (1,)
+            assert codes["die_partly_hidden"].section == profile(game).sections["dispute"]
+
+
+def test_partly_hidden_compares_with_the_median_of_the_other_dice_675a_4_d():
+    """One large box (a die read with its shadow, say) does not make the others look small:
+    each die is held against the median of the rest."""
+    specs = [(30 * k + 10, 50, 2, {"side": 45} if k == 0 else {}) for k in range(10)]
+    v = verdict(dice(*specs), profile(HIGH), ZONES)
+    assert v.status == VALID and "die_partly_hidden" not in {r.code for r in v.reasons}
 
 
 def test_a_sure_flag_stands_without_support_668a_3_h():
