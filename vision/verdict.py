@@ -193,7 +193,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     rolled = (in_play | _zone_reasons(dice, profile, zones, reasons)) & ~held
     play = np.flatnonzero(rolled)
     _count_reasons(profile, len(play), reasons)
-    side, nearest = _sides(dice), _nearest(dice)
+    side, nearest = _neighbours(dice)
     free = _unsupported(dice, profile, zones, play, cfg, side, nearest)
     _stacked_reasons(dice, profile, len(play), cfg, reasons, side, nearest, free)
     _die_reasons(dice, profile, play, cfg, reasons, free)
@@ -242,26 +242,28 @@ def _unsupported(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarra
     return free
 
 
-def _sides(dice: Dice) -> np.ndarray:
-    """(N,) each die's side in pixels, for the reach of a die it may rest or lean on: the
-    larger of its own box side (width or height) and its nearest neighbour's. The detector
-    can cut a die's box short: a die leaning on the other in the shaker (FRESH35
+def _box_sides(boxes: np.ndarray) -> np.ndarray:
+    """(N,) each box's side, the larger of its width and height, pixels."""
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
+def _neighbours(dice: Dice) -> tuple[np.ndarray, np.ndarray]:
+    """(side, nearest), each (N,): the side in pixels in which a die's reach to another it
+    may rest or lean on is measured, and the distance from its centre to the nearest other
+    die's (inf for a lone die).
+
+    The side is the larger of the die's own box side and its nearest neighbour's. The
+    detector can cut a die's box short: a die leaning on the other in the shaker (FRESH35
     shaker_0000071, session 20) got a box 0.68 times its neighbour's, so the die it leaned on
     lay just past 1.5 of its own sides and its tilt flag was set aside as `flag_unsupported`.
     The larger side only lengthens the reach, so fewer flags are set aside: the safe side."""
-    own = np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0], dice.boxes[:, 3] - dice.boxes[:, 1])
+    own = _box_sides(dice.boxes)
     if len(dice) < 2:
-        return own
+        return own, np.full(len(dice), np.inf)
     gap = np.hypot(*(dice.centers[:, None, :] - dice.centers[None, :, :]).transpose(2, 0, 1))
     np.fill_diagonal(gap, np.inf)
-    return np.maximum(own, own[gap.argmin(axis=1)])
-
-
-def _nearest(dice: Dice) -> np.ndarray:
-    """(N,) distance from each die's centre to the nearest other die's (inf for a lone die)."""
-    gap = np.hypot(*(dice.centers[:, None, :] - dice.centers[None, :, :]).transpose(2, 0, 1))
-    np.fill_diagonal(gap, np.inf)
-    return gap.min(axis=1) if len(dice) else np.zeros(0)
+    nearest = gap.argmin(axis=1)
+    return np.maximum(own, own[nearest]), gap[np.arange(len(dice)), nearest]
 
 
 def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons,
@@ -305,8 +307,7 @@ def _partly_hidden(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reas
     other dice in play: the camera may see only part of it, and read only the pips in view."""
     if cfg.partly_hidden_line <= 0 or len(play) < 2:
         return
-    box = dice.boxes[play]
-    own = np.maximum(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1])
+    own = _box_sides(dice.boxes[play])
     for k, i in enumerate(play):
         usual = float(np.median(np.delete(own, k)))
         if own[k] < cfg.partly_hidden_line * usual:
