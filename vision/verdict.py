@@ -109,8 +109,8 @@ class VerdictConfig(BaseModel):
     # A die boxed at half the size of the others is partly out of view (behind the shaker's
     # rim, under another die), and the face read may be only the pips that show: FRESH34
     # shaker_0000521 (session 20) read a 4 as a 1, both readings agreeing. Over 18,000
-    # scenes read in session 20, no good Props & Hops roll called valid had a die under 0.5
-    # and 7 of 5,140 in Craps and High Roll did (docs/verdicts.md, session 20, rule 9).
+    # scenes read in session 20, no Props & Hops roll rightly called valid had a die under
+    # 0.5, and 7 of 5,140 in Craps and High Roll did (docs/verdicts.md, session 20, rule 9).
     partly_hidden_line: float = Field(
         0.5, ge=0.0, lt=1.0,
         description="a die whose box side is under this x the median of the other dice in "
