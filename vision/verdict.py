@@ -116,6 +116,16 @@ class VerdictConfig(BaseModel):
         description="a die whose box side is under this x the median of the other dice in "
                     "play's goes to review: it may be partly out of view (0: off)")
 
+    # A die on the table just outside the shaker (or the layout) can show its centre just
+    # inside the outline: two of the six Props & Hops rolls let through on session 20's
+    # FRESH34-39 did (FRESH35 shaker_0000894). Of 16 such dice over 24,000 scenes, 13 lay
+    # within 0.1 of their side of the edge, against 94 of 12,264 dice in the shaker
+    # (docs/verdicts.md, session 20, rule 10).
+    zone_edge_line: float = Field(
+        0.1, ge=0.0, le=1.0,
+        description="a die in play whose centre lies within this x its box side of the play "
+                    "zone's edge goes to review: in or out cannot be told there (0: off)")
+
     def tilt_line(self, cocked_counts: bool) -> float:
         """The tilt probability from which a die is cocked, in a game where a cocked die
         counts (623a.9(b), 675a.4(c)) or is a no roll (668a.3(h))."""
@@ -198,6 +208,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     _stacked_reasons(dice, profile, len(play), cfg, reasons, side, nearest, free)
     _die_reasons(dice, profile, play, cfg, reasons, free)
     _partly_hidden(dice, profile, play, cfg, reasons)
+    _zone_edge(dice, profile, zones, play, cfg, reasons)
     order = _stable_order(dice, play)
     status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
     reasons.sort(key=lambda r: -_RANK[r.status])
@@ -314,6 +325,19 @@ def _partly_hidden(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reas
             reasons.append(Reason("die_partly_hidden", REVIEW, profile.sections["dispute"],
                                   (int(i),), f"boxed at {own[k]:.0f} px where the other dice "
                                   f"are {usual:.0f} px: it may be partly out of view"))
+
+
+def _zone_edge(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray, cfg,
+               reasons) -> None:
+    """Review for a die in play whose centre lies within `zone_edge_line` of its box side of
+    the play zone's edge, where the camera cannot tell in from out."""
+    if cfg.zone_edge_line <= 0 or not len(play):
+        return
+    near = (edge_distance(dice.centers[play], zones.play)
+            < cfg.zone_edge_line * _box_sides(dice.boxes[play]))
+    for i in play[near]:
+        reasons.append(Reason("on_zone_edge", REVIEW, profile.sections["dispute"], (int(i),),
+                              "centre on the edge of the play zone: in or out cannot be told"))
 
 
 def _count_reasons(profile: GameProfile, n: int, reasons) -> None:

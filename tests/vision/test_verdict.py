@@ -99,6 +99,10 @@ ROWS = [
      "die_partly_hidden"),
     ("668a.3(h) a die partly out of view", PROPS, [TWO[0], (200, 120, 1, {"side": 9})], REVIEW,
      "die_partly_hidden"),
+    ("668a.3(h) a die on the shaker floor's edge", PROPS, [TWO[0], (399, 120, 5)], REVIEW,
+     "on_zone_edge"),
+    ("675a.4(d) a die on the throw box's edge", HIGH,
+     [(30 * k + 10, 50, 2) for k in range(9)] + [(300, 299, 4)], REVIEW, "on_zone_edge"),
     ("675a.4(d) a die partly out of view", HIGH,
      [(30 * k + 10, 50, 2, {"side": 9} if k == 4 else {}) for k in range(10)], REVIEW,
      "die_partly_hidden"),
@@ -189,9 +193,29 @@ def test_the_stricter_tilt_line_applies_in_props_hops():
 
 @pytest.mark.parametrize(("x", "status"), [(400.0, VALID), (400.5, NO_ROLL)])
 def test_zone_edge_boundary(x, status):
-    """A centre on the zone's edge is in; half a pixel beyond it is out (623a.8(b))."""
-    v = verdict(dice(TWO[0], (x, 150, 2)), profile(CRAPS), ZONES)
+    """A centre on the zone's edge is in; half a pixel beyond it is out (623a.8(b)). The
+    review band along the edge (next test) is off here."""
+    v = verdict(dice(TWO[0], (x, 150, 2)), profile(CRAPS), ZONES,
+                VerdictConfig(zone_edge_line=0.0))
     assert v.status == status
+
+
+@pytest.mark.parametrize(("x", "status"), [
+    (397.5, VALID), (398.0, VALID),      # 2.5 and 2.0 px from the edge: 0.1 x 20 px is 2
+    (398.5, REVIEW), (400.0, REVIEW),    # inside, within the band
+    (400.5, NO_ROLL),                    # out: a die short (623a.8(b))
+])
+def test_a_die_on_the_zone_edge_goes_to_review(x, status):
+    """Rule 10 (session 20): a die on the table just outside the shaker can show its centre
+    just inside the outline (FRESH35 shaker_0000894); within `zone_edge_line` of its side of
+    the edge the camera cannot tell in from out."""
+    for game in (CRAPS, PROPS):
+        v = verdict(dice(TWO[0], (x, 150, 2)), profile(game), ZONES)
+        assert v.status == status
+        edge = [r for r in v.reasons if r.code == "on_zone_edge"]
+        assert len(edge) == (status == REVIEW)
+        assert all(r.dice == (1,) and r.section == profile(game).sections["dispute"]
+                   for r in edge)
 
 
 def test_thresholds_come_from_the_config():
