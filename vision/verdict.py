@@ -203,12 +203,13 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     rolled = (in_play | _zone_reasons(dice, profile, zones, reasons)) & ~held
     play = np.flatnonzero(rolled)
     _count_reasons(profile, len(play), reasons)
-    side, nearest = _neighbours(dice)
+    own = _box_sides(dice.boxes)
+    side, nearest = _neighbours(dice, own)
     free = _unsupported(dice, profile, zones, play, cfg, side, nearest)
     _stacked_reasons(dice, profile, len(play), cfg, reasons, side, nearest, free)
     _die_reasons(dice, profile, play, cfg, reasons, free)
-    _partly_hidden(dice, profile, play, cfg, reasons)
-    _zone_edge(dice, profile, zones, play, cfg, reasons)
+    _partly_hidden(profile, play, own[play], cfg, reasons)
+    _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     order = _stable_order(dice, play)
     status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
     reasons.sort(key=lambda r: -_RANK[r.status])
@@ -258,17 +259,16 @@ def _box_sides(boxes: np.ndarray) -> np.ndarray:
     return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
 
 
-def _neighbours(dice: Dice) -> tuple[np.ndarray, np.ndarray]:
-    """(side, nearest), each (N,): the side in pixels in which a die's reach to another it
-    may rest or lean on is measured, and the distance from its centre to the nearest other
-    die's (inf for a lone die).
+def _neighbours(dice: Dice, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(side, nearest), each (N,), from the dice and their box sides `own`: the side in
+    pixels in which a die's reach to another it may rest or lean on is measured, and the
+    distance from its centre to the nearest other die's (inf for a lone die).
 
     The side is the larger of the die's own box side and its nearest neighbour's. The
     detector can cut a die's box short: a die leaning on the other in the shaker (FRESH35
     shaker_0000071, session 20) got a box 0.68 times its neighbour's, so the die it leaned on
     lay just past 1.5 of its own sides and its tilt flag was set aside as `flag_unsupported`.
     The larger side only lengthens the reach, so fewer flags are set aside: the safe side."""
-    own = _box_sides(dice.boxes)
     if len(dice) < 2:
         return own, np.full(len(dice), np.inf)
     gap = np.hypot(*(dice.centers[:, None, :] - dice.centers[None, :, :]).transpose(2, 0, 1))
@@ -313,12 +313,13 @@ def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons
                               "die-on-die flag raised with no die beneath it to rest on"))
 
 
-def _partly_hidden(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:
-    """Review for a die in play boxed under `partly_hidden_line` x the median side of the
-    other dice in play: the camera may see only part of it, and read only the pips in view."""
+def _partly_hidden(profile: GameProfile, play: np.ndarray, own: np.ndarray, cfg,
+                   reasons) -> None:
+    """Review for a die in play (box sides `own`) boxed under `partly_hidden_line` x the
+    median side of the other dice in play: the camera may see only part of it, and read only
+    the pips in view."""
     if cfg.partly_hidden_line <= 0 or len(play) < 2:
         return
-    own = _box_sides(dice.boxes[play])
     for k, i in enumerate(play):
         usual = float(np.median(np.delete(own, k)))
         if own[k] < cfg.partly_hidden_line * usual:
@@ -327,14 +328,13 @@ def _partly_hidden(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reas
                                   f"are {usual:.0f} px: it may be partly out of view"))
 
 
-def _zone_edge(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray, cfg,
-               reasons) -> None:
-    """Review for a die in play whose centre lies within `zone_edge_line` of its box side of
-    the play zone's edge, where the camera cannot tell in from out."""
+def _zone_edge(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,
+               own: np.ndarray, cfg, reasons) -> None:
+    """Review for a die in play (box sides `own`) whose centre lies within `zone_edge_line`
+    of its box side of the play zone's edge, where the camera cannot tell in from out."""
     if cfg.zone_edge_line <= 0 or not len(play):
         return
-    near = (edge_distance(dice.centers[play], zones.play)
-            < cfg.zone_edge_line * _box_sides(dice.boxes[play]))
+    near = edge_distance(dice.centers[play], zones.play) < cfg.zone_edge_line * own
     for i in play[near]:
         reasons.append(Reason("on_zone_edge", REVIEW, profile.sections["dispute"], (int(i),),
                               "centre on the edge of the play zone: in or out cannot be told"))
