@@ -1,13 +1,14 @@
 """The dice reader against the targets of DESIGN.md, printed as one table.
 
     python bench/bench_reader.py [--synth DIR] [--real ../shared/data/real-dev] [--runs 100]
-        [--models DIR] [--views V] [--zoom PX]
+        [--models DIR] [--views V] [--zoom PX] [--large N]
 
 Accuracy, FP32 and INT8, on:
 - held-out synthetic scenes of each type (`DIR/test-{throwbox,shaker,craps}`; without
   `--synth`, 200 scenes of each are generated with seeds 7001-7003, never used in training):
   dice read right, false detections per image, recall of cocked and stacked dice (flag at the
-  verdict's thresholds);
+  verdict's thresholds); with `--large N`, the first N throw box scenes rendered at 640x480
+  and again at 4032x3024 (the same dice, 6.3 times wider);
 - the real photos not used in training: epanemu valid + test, matteop65 valid (dice read right
   by centre matching, false detections per image) and tomitomi3 crops (read right).
 Speed, in one interleaved run with the same onnxruntime and threads: the reader's p50 from a
@@ -40,6 +41,21 @@ def _generate(out: Path, count: int) -> Path:
         generate(GenerateConfig(scene=scene, count=count, seed=seed, out=out / f"test-{scene}",
                                 workers=0))
     return out
+
+
+def _generate_large(out: Path, count: int) -> list[tuple[str, list[Path], dict]]:
+    """The first `count` throw box test scenes (seed 7001) rendered again at 640x480 and at
+    4032x3024, the Pi HQ / phone photo size: the same dice, 6.3 times wider in pixels. The
+    issue asks the reader to work at any scale; these two rows say whether it does."""
+    from dicecall.datasets.generate import GenerateConfig, generate
+
+    rows = []
+    for w, h in ((640, 480), (4032, 3024)):
+        folder = out / f"large-throwbox-{w}"
+        generate(GenerateConfig(scene="throwbox", count=count, seed=SCENES[0][1], out=folder,
+                                workers=0, width=w, height=h))
+        rows.append((f"throwbox {w}x{h}", [folder], {"read": 0.999, "flags": 0.995}))
+    return rows
 
 
 def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None):
@@ -138,6 +154,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--synth", type=Path, help="folder with test-{throwbox,shaker,craps}")
     ap.add_argument("--count", type=int, default=200, help="scenes per type when generating")
+    ap.add_argument("--large", type=int, default=0,
+                    help="also read this many throw box scenes rendered at 640x480 and again "
+                         "at 4032x3024 (0: skip)")
     ap.add_argument("--real", type=Path, default=SHARED / "data/real-dev")
     ap.add_argument("--peer", type=Path, default=SHARED / "peers/yolo11n-320-untrained.onnx")
     ap.add_argument("--threads", type=int, default=2)
@@ -161,6 +180,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         # Scenes are generated before any onnxruntime session exists: the pool forks.
         synth = args.synth or _generate(Path(tmp), args.count)
+        large = _generate_large(Path(tmp), args.large) if args.large else []
         zoom = ReaderConfig().zoom_below if args.zoom is None else args.zoom
         readers = {v: _reader(models, v, args.threads, views, zoom) for v in ("fp32", "int8")}
         if views > 1:  # the same models reading each crop once, for comparison
@@ -177,7 +197,7 @@ def main() -> int:
               "px (fp32z0: none)")
         print(f"{'set':<22} {'var':<6} {'dice':>6} {'found':>9} {'read right':>10} "
               f"{'target':>7} {'false/img':>9} {'cocked rec':>16} {'stacked rec':>16}")
-        for name, folders, target in _sets(synth, args.real):
+        for name, folders, target in _sets(synth, args.real) + large:
             for variant, reader in readers.items():
                 a = accuracy(reader, folders)
                 ok = "ok" if a["read"] >= target["read"] else "MISS"
