@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 from dicecall.datasets.schema import MIN_VISIBLE
-from dicecall.vision.config import ReaderConfig
+from dicecall.vision.config import ReaderConfig, for_game
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.reader import DiceReader
@@ -76,8 +76,22 @@ def rates(calls) -> dict[str, int]:
     return n
 
 
-def run_scene_type(reader, scene: str, folder: Path, vcfg=None, calibrated: bool = True
-                   ) -> dict:
+class GameReaders:
+    """A reader for each kind of game a suite holds, built on first use: what puts a die in
+    doubt depends on whether a cocked die counts there (`vision.config.for_game`)."""
+
+    def __init__(self, cfg: ReaderConfig | None) -> None:
+        self.cfg, self.readers = cfg or ReaderConfig(), {}
+
+    def of(self, rec) -> DiceReader:
+        counts = profile(rec.game, rec.expected_dice).cocked_counts
+        if counts not in self.readers:
+            self.readers[counts] = DiceReader(for_game(self.cfg, counts))
+        return self.readers[counts]
+
+
+def run_scene_type(readers: GameReaders, scene: str, folder: Path, vcfg=None,
+                   calibrated: bool = True) -> dict:
     """Truth against verdict for one scene type; `calibrated`: each scene's camera is known
     to the reader, as a table calibrated with `dicecall calibrate zones --camera` is."""
     from dicecall.datasets.schema import load_folder
@@ -89,7 +103,7 @@ def run_scene_type(reader, scene: str, folder: Path, vcfg=None, calibrated: bool
         category, faces = truth(rec)
         frame = load_image(path.parent / rec.image)
         view = record_view(rec) if calibrated else None
-        v = verdict(reader.read(frame, view), profile(rec.game, rec.expected_dice),
+        v = verdict(readers.of(rec).read(frame, view), profile(rec.game, rec.expected_dice),
                     zones_of(rec, scene), vcfg)
         table[(category, v.status)] += 1
         rolls += 1
@@ -119,6 +133,9 @@ def main() -> None:
                         help="folder with detector.onnx and reader.onnx (default: committed)")
     parser.add_argument("--views", type=int, default=None,
                         help="views per crop (default: the runtime's; vision/views.py)")
+    parser.add_argument("--first-views", type=int, default=None,
+                        help="views of every crop read first, the rest only for a die in "
+                             "doubt (default: the runtime's; ReaderConfig.first_views)")
     parser.add_argument("--zoom", type=float, default=None,
                         help="the detector's second look below this median die side in "
                              "detector pixels, 0 = never (default: the runtime's; "
@@ -151,20 +168,22 @@ def main() -> None:
         print(f"profile {args.profile}: temperature {rcfg.temperature}, {vcfg}")
     if args.models:
         rcfg = with_models(rcfg or ReaderConfig(), args.models)
-    asked = {"views": args.views, "zoom_below": args.zoom, "tilt_crop_scale": args.tilt_scale,
-             "face_crop_scale": args.face_scale, "margin_crop_scale": args.margin_scale}
+    asked = {"views": args.views, "first_views": args.first_views, "zoom_below": args.zoom,
+             "tilt_crop_scale": args.tilt_scale, "face_crop_scale": args.face_scale,
+             "margin_crop_scale": args.margin_scale}
     asked = {k: v for k, v in asked.items() if v is not None}
     if asked:  # validated, unlike model_copy: a second crop narrower than 1.5 is refused
         rcfg = ReaderConfig(**{**(rcfg or ReaderConfig()).model_dump(), **asked})
-    reader = DiceReader(rcfg)
-    print(f"views per crop: {reader.config.views}; second look below "
-          f"{reader.config.zoom_below} px; second crops: tilt {reader.config.tilt_crop_scale}, "
-          f"face {reader.config.face_crop_scale}, margin {reader.config.margin_crop_scale} "
+    readers = GameReaders(rcfg)
+    c = readers.cfg
+    print(f"views per crop: {c.views} (first {min(c.first_views, c.views)}, the rest for a "
+          f"die in doubt); second look below {c.zoom_below} px; second crops: tilt "
+          f"{c.tilt_crop_scale}, face {c.face_crop_scale}, margin {c.margin_crop_scale} "
           "(0: none)")
     totals = collections.Counter()
     for scene in SCENES:
         folder = root / scene
-        result = run_scene_type(reader, scene, folder, vcfg, not args.uncalibrated)
+        result = run_scene_type(readers, scene, folder, vcfg, not args.uncalibrated)
         print_table(scene, result)
         for (cat, status), n in result["table"].items():
             totals["unsafe" if cat in UNSAFE else "safe", status] += n

@@ -23,14 +23,13 @@ import itertools
 import pickle
 from pathlib import Path
 
-from bench_verdicts import SCENES, rates, truth, with_models, zones_of
+from bench_verdicts import SCENES, GameReaders, rates, truth, with_models, zones_of
 
 from dicecall.datasets.schema import load_folder
 from dicecall.vision.config import ReaderConfig
 from dicecall.vision.images import load_image
 from dicecall.vision.preprocess import record_view
 from dicecall.vision.profiles import profile
-from dicecall.vision.reader import DiceReader
 from dicecall.vision.verdict import VALID, VerdictConfig, verdict
 
 
@@ -61,6 +60,9 @@ def main() -> None:
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
                     default=[ReaderConfig().views], help="views per crop (vision/views.py)")
+    ap.add_argument("--first-views", type=int, default=ReaderConfig().first_views,
+                    help="views of every crop read first, the rest only for a die in doubt "
+                         "(ReaderConfig.first_views; >= views: every die in all)")
     ap.add_argument("--zoom", type=_floats, default=[ReaderConfig().zoom_below],
                     help="the detector's second look below this median die side in "
                          "detector pixels, 0 = never (vision/zoom.py)")
@@ -96,18 +98,21 @@ def main() -> None:
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
                                        zoom_below=zoom, tilt_crop_scale=wide,
                                        face_crop_scale=face, margin_crop_scale=mscale,
-                                       pip_radius=pip), args.models)
+                                       pip_radius=pip, first_views=args.first_views),
+                          args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
                "uncalibrated" if args.uncalibrated else "calibrated", _zoom(cfg), wide, face,
                mscale)
+        if cfg.first_views < views:  # keys before the cascade (session 21) end at mscale
+            key += (_doubt(cfg),)
         if key not in saved:
-            reader, reads = DiceReader(cfg), []
+            readers, reads = GameReaders(cfg), []
             for scene in SCENES:
                 for path, rec in load_folder(args.data / scene):
                     category, faces = truth(rec)
                     view = None if args.uncalibrated else record_view(rec)
-                    dice = reader.read(load_image(path.parent / rec.image), view)
+                    dice = readers.of(rec).read(load_image(path.parent / rec.image), view)
                     reads.append((scene, rec, category, faces, dice))
             saved[key] = reads
             if args.reads is not None:
@@ -116,6 +121,11 @@ def main() -> None:
               args.void_deg, args.edge_deg, args.reach, args.min_conf,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
               f"{pip:>4}")
+
+
+def _doubt(cfg: ReaderConfig) -> tuple:
+    return (cfg.first_views, cfg.sure_face, cfg.sure_tilt, cfg.sure_stacked, cfg.sure_margin,
+            cfg.sure_die)
 
 
 def _zoom(cfg: ReaderConfig) -> tuple:

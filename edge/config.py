@@ -110,6 +110,10 @@ class ReaderSection(_Strict):
     views: int = Field(4, ge=1, le=8, description="views of each die's crop read and "
                        "averaged (models/reader.md); a model profile fitted on another "
                        "count overrides it")
+    first_views: int | None = Field(None, ge=1, le=8,
+                                    description="views read first for every die, the rest "
+                                    "only for a die in doubt (default: the reader's, "
+                                    "vision/config.py)")
     detector: Path | None = Field(None, description="detector ONNX (default: bundled)")
     reader: Path | None = Field(None, description="crop reader ONNX (default: bundled)")
 

@@ -40,10 +40,12 @@ class Roll:
 
 
 def _reader(cfg: EdgeConfig, view=None):
-    from dicecall.vision.config import ReaderConfig
+    from dicecall.vision.config import ReaderConfig, for_game
     from dicecall.vision.reader import DiceReader
 
     base = {"threads": cfg.reader.threads, "views": cfg.reader.views}
+    if cfg.reader.first_views is not None:
+        base["first_views"] = cfg.reader.first_views
     if cfg.reader.detector is not None:
         base["detector"] = cfg.reader.detector
     if cfg.reader.reader is not None:
@@ -53,7 +55,7 @@ def _reader(cfg: EdgeConfig, view=None):
         from dicecall.calibration.profile import load_profile
 
         rcfg, _ = load_profile(cfg.model_profile, rcfg)
-    return DiceReader(rcfg, view)
+    return DiceReader(for_game(rcfg, profile(cfg.game).cocked_counts), view)
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,30 @@ class ReaderConfig(BaseModel):
     views: int = Field(4, ge=1, le=8,
                        description="views of each crop read and averaged: quarter turns, then "
                                    "mirrored (vision/views.py); 1 reads each crop once")
+    # One view first, the rest of `views` only for a die whose first reading is in doubt
+    # (docs/verdicts.md, session 21, rule 11): the other views change the call only for a
+    # die near one of the verdict's lines, and most dice are not. A die in doubt gets the
+    # same reading as when every die is read in `views` views. `first_views` >= `views`
+    # reads every die in all of them.
+    first_views: int = Field(4, ge=1, le=8,
+                             description="views of every crop read first; the rest of `views` "
+                                         "only for a die in doubt (>= views: every die in all)")
+    sure_face: float = Field(0.98, ge=0.0, le=1.0,
+                             description="a first reading under this face probability (after "
+                                         "the temperature) is in doubt; so is one whose pip "
+                                         "count disagrees with its face")
+    sure_tilt: float = Field(0.03, ge=0.0, le=1.0,
+                             description="a first reading with this tilt or more is in doubt; "
+                                         "1 where a cocked die counts (`for_game`)")
+    sure_stacked: float = Field(0.5, ge=0.0, le=1.0,
+                                description="a first reading with this stacked probability "
+                                            "or more is in doubt")
+    sure_margin: float = Field(42.0, ge=0.0, le=90.0,
+                               description="a first reading with an up margin under this many "
+                                           "degrees is in doubt")
+    sure_die: float = Field(0.8, ge=0.0, le=1.0,
+                            description="a first reading with a die-or-not probability under "
+                                        "this is in doubt")
     threads: int = Field(2, ge=1, le=16, description="onnxruntime intra-op threads")
     warmup: int = Field(2, ge=0, le=20, description="warm-up runs when the session opens")
 
@@ -96,3 +120,11 @@ class ReaderConfig(BaseModel):
             raise ValueError(f"face_crop_scale {self.face_crop_scale} must be 0 (off) or another "
                              f"crop than crop_scale {self.crop_scale}, wider than the box")
         return self
+
+
+def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
+    """`cfg` for a table whose game lets a cocked die count (Craps, High Roll: 623a.9(b),
+    675a.4(c)). There the tilt changes the call of a die only through its up margin and its
+    two best faces, which put it in doubt themselves, so the tilt alone puts no die in doubt;
+    where a cocked die is a no roll (Props & Hops, 668a.3(h)) it does."""
+    return cfg.model_copy(update={"sure_tilt": 1.0}) if cocked_counts else cfg

@@ -15,7 +15,7 @@ from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softma
 from .dice import Dice
 from .images import check_frame
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
-from .views import average_views
+from .views import sum_views
 from .zoom import merge_looks, zoom_window
 
 STRIDE = 4
@@ -72,7 +72,9 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
     One home for the edge and for `dicecall calibrate model`, so the pip reading the
     thresholds are calibrated on is the one the verdict checks. `geom` is
     `preprocess.die_geometry` of the crops' dice. With `cfg.views` > 1 every crop is also read
-    turned (and mirrored), and the raw outputs are averaged (`views.py`).
+    turned (and mirrored), and the raw outputs are averaged (`views.py`); with
+    `cfg.first_views` < `cfg.views`, every crop is read in that many views first and only
+    the crops `in_doubt` in the rest.
 
     Returns:
         (K, 6) float32 raw face logits, (K,) int8 pip reading (0: not a face), (K,) tilt,
@@ -86,11 +88,37 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
     def run(crops: np.ndarray, g: np.ndarray) -> dict[str, np.ndarray]:
         return dict(zip(names, session.run(names, reader_feeds(session, crops, g)), strict=True))
 
-    outs = average_views(run, batch, geom, cfg.views)
+    first = min(cfg.first_views, cfg.views)
+    total = sum_views(run, batch, geom, range(first))
+    read = _readings({k: (v / first).astype(np.float32) for k, v in total.items()}, cfg)
+    if first < cfg.views:
+        doubt = in_doubt(read, cfg)
+        if doubt.any():
+            rest = sum_views(run, batch[doubt], geom[doubt], range(first, cfg.views))
+            outs = {k: (total[k][doubt] + rest[k]) / cfg.views for k in rest}
+            again = _readings({k: v.astype(np.float32) for k, v in outs.items()}, cfg)
+            for mine, theirs in zip(read, again, strict=True):
+                mine[doubt] = theirs
+    return read
+
+
+def _readings(outs: dict[str, np.ndarray], cfg: ReaderConfig) -> tuple:
+    """`read_batch`'s tuple from the reader's named outputs, averaged over views."""
     pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
     return (np.asarray(outs["face_logits"], np.float32), pip_face,
             sigmoid(outs["tilt_logit"][:, 0]), sigmoid(outs["stacked_logit"][:, 0]),
             die_probability(outs), up_margin(outs))
+
+
+def in_doubt(read: tuple, cfg: ReaderConfig) -> np.ndarray:
+    """(K,) bool: the dice whose reading (`read_batch`'s tuple) lies near a line of the
+    verdict, by `ReaderConfig.sure_*`, and are worth the other views."""
+    logits, pip_face, tilt, stacked, die, margin = read
+    probs = softmax(logits, cfg.temperature)
+    sure = ((probs.max(1) >= cfg.sure_face) & (pip_face == probs.argmax(1) + 1)
+            & (tilt < cfg.sure_tilt) & (stacked < cfg.sure_stacked) & (die >= cfg.sure_die)
+            & ~(margin < cfg.sure_margin))  # NaN: a reader without the output
+    return ~sure
 
 
 def _logit(p: np.ndarray) -> np.ndarray:

@@ -55,29 +55,39 @@ def turn_back(maps: np.ndarray, v: int) -> np.ndarray:
     return back[:, :, :, ::-1] if v >= 4 else back
 
 
-def average_views(run: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]],
-                  batch: np.ndarray, geom: np.ndarray, views: int) -> dict[str, np.ndarray]:
-    """The reader's outputs averaged over `views` views of every crop.
+def sum_views(run: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]],
+              batch: np.ndarray, geom: np.ndarray, views: range) -> dict[str, np.ndarray]:
+    """The reader's outputs for the views `views` of every crop, summed (float64).
 
     One run per view rather than one batch of all: the batch of all views of ten dice
     raised the edge's peak memory by about 37 MB, and per crop it was barely faster.
-    Maps (4-D, like `pip_heatmap`) are turned back before they are averaged; vectors
-    (logits) are averaged as they are.
+    Maps (4-D, like `pip_heatmap`) are turned back before they are summed; vectors
+    (logits) are summed as they are.
 
     Args:
         run: reads (crops, geom) and returns the reader's named outputs, N rows each.
         batch, geom: as `turn`'s.
-        views: 1-8.
+        views: view numbers, each 0-7.
     """
-    if not 1 <= views <= MAX_VIEWS:
-        raise ValueError(f"views must be 1-{MAX_VIEWS}, got {views}")
+    if not views or min(views) < 0 or max(views) >= MAX_VIEWS:
+        raise ValueError(f"views must be 1-{MAX_VIEWS}, got {list(views)}")
     total: dict[str, np.ndarray] = {}
-    for v in range(views):
+    for v in views:
         outs = run(*turn(batch, geom, v)) if v else run(batch, geom)
         for name, value in outs.items():
             value = np.asarray(value, np.float32)
             if value.shape[0] != len(batch):
                 raise ValueError(f"{name}: expected {len(batch)} rows, got {value.shape[0]}")
             value = turn_back(value, v) if value.ndim == 4 else value
-            total[name] = value.astype(np.float64) if v == 0 else total[name] + value
+            total[name] = value.astype(np.float64) + total.get(name, 0.0)
+    return total
+
+
+def average_views(run: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]],
+                  batch: np.ndarray, geom: np.ndarray, views: int) -> dict[str, np.ndarray]:
+    """The reader's outputs averaged over the first `views` views (1-8) of every crop
+    (`sum_views`)."""
+    if not 1 <= views <= MAX_VIEWS:
+        raise ValueError(f"views must be 1-{MAX_VIEWS}, got {views}")
+    total = sum_views(run, batch, geom, range(views))
     return {name: (value / views).astype(np.float32) for name, value in total.items()}

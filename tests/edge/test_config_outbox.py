@@ -133,3 +133,21 @@ def test_the_reader_reads_the_configured_views_unless_the_profile_was_fitted_on_
                       views=2).profile.save(tmp_path / "p.json")
     fitted = cfg.model_copy(update={"model_profile": tmp_path / "p.json"})
     assert _reader(fitted).config.views == 2
+
+
+def test_the_reader_puts_dice_in_doubt_by_the_tables_game():
+    # Where a cocked die counts (Craps, High Roll), the tilt alone puts no die in doubt; in
+    # Props & Hops, where it is a no roll, it does (vision.config.for_game, rule 11).
+    from pathlib import Path
+
+    from dicecall.edge.reading import _reader
+    from dicecall.vision.config import ReaderConfig
+
+    cfg = load_config(Path(__file__).parents[2] / "docs" / "edge-table.example.yaml")
+    cfg = cfg.model_copy(update={"model_profile": None})
+    tilt = {game: _reader(cfg.model_copy(update={"game": game})).config.sure_tilt
+            for game in ("craps", "high-roll-dice", "props-and-hops")}
+    assert tilt == {"craps": 1.0, "high-roll-dice": 1.0,
+                    "props-and-hops": ReaderConfig().sure_tilt}
+    two = cfg.model_copy(update={"reader": cfg.reader.model_copy(update={"first_views": 2})})
+    assert _reader(two).config.first_views == 2
