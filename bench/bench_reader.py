@@ -58,15 +58,45 @@ def _generate_large(out: Path, count: int) -> list[tuple[str, list[Path], dict]]
     return rows
 
 
-def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None):
-    from dicecall.vision.config import ReaderConfig
+class _Counting:
+    """A reader session that counts the crops it is given (views of dice read)."""
+
+    def __init__(self, session) -> None:
+        self.session, self.crops = session, 0
+
+    def run(self, names, feeds):
+        self.crops += len(feeds["crops"])
+        return self.session.run(names, feeds)
+
+    def __getattr__(self, name):
+        return getattr(self.session, name)
+
+
+def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None,
+            first_views: int | None = None):
+    """A reader of `variant`, set up for a game where a cocked die counts: the speed frames
+    are Craps and High Roll throws (in Props & Hops a tilt of 0.03 also puts a die in doubt
+    and takes the other views; faces are read the same either way)."""
+    from dicecall.vision.config import ReaderConfig, for_game
     from dicecall.vision.reader import DiceReader
 
     suffix = ".int8.onnx" if variant.startswith("int8") else ".onnx"
     zoom = ReaderConfig().zoom_below if zoom is None else zoom
-    return DiceReader(ReaderConfig(detector=models / f"detector{suffix}",
-                                   reader=models / f"reader{suffix}", threads=threads,
-                                   views=views, zoom_below=zoom))
+    first = ReaderConfig().first_views if first_views is None else first_views
+    reader = DiceReader(for_game(ReaderConfig(detector=models / f"detector{suffix}",
+                                              reader=models / f"reader{suffix}",
+                                              threads=threads, views=views, zoom_below=zoom,
+                                              first_views=first), True))
+    reader.reader = _Counting(reader.reader)
+    detect, reader.found = reader.detect, 0
+
+    def counted(frame):
+        out = detect(frame)
+        reader.found += len(out[0])
+        return out
+
+    reader.detect = counted
+    return reader
 
 
 def _sets(synth: Path, real: Path) -> list[tuple[str, list[Path], dict]]:
@@ -85,6 +115,7 @@ def accuracy(reader, folders: list[Path]) -> dict:
 
     tot = {"labelled": 0, "found": 0, "face_right": 0, "false": 0, "images": 0}
     flags = {"cocked": [0, 0], "stacked": [0, 0]}
+    crops0, found0 = reader.reader.crops, reader.found
     for f in folders:
         res = evaluate_folder(reader, f)
         s = res.score
@@ -103,7 +134,10 @@ def accuracy(reader, folders: list[Path]) -> dict:
             "cocked": flags["cocked"][1] / flags["cocked"][0] if flags["cocked"][0] else None,
             "n_cocked": flags["cocked"][0],
             "stacked": flags["stacked"][1] / flags["stacked"][0] if flags["stacked"][0] else None,
-            "n_stacked": flags["stacked"][0]}
+            "n_stacked": flags["stacked"][0],
+            # crops read alone (tomitomi3) pass no detector: no views per die found
+            "views": ((reader.reader.crops - crops0) / (reader.found - found0)
+                      if reader.found > found0 else None)}
 
 
 def _frame_with(folder: Path, dice: int) -> np.ndarray | None:
@@ -164,6 +198,10 @@ def main() -> int:
     ap.add_argument("--views", type=int, default=None,
                     help="views per crop (default: the runtime's); FP32 with one view is "
                          "measured beside it")
+    ap.add_argument("--first-views", type=int, default=None,
+                    help="views of every crop read first, the rest only for a die in doubt "
+                         "(default: the runtime's); with a cascade, FP32 reading every die "
+                         "in all views (fp32all) is measured beside it")
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector[.int8].onnx and reader[.int8].onnx (default: "
                          "the committed models), to measure a candidate the same way")
@@ -182,29 +220,39 @@ def main() -> int:
         synth = args.synth or _generate(Path(tmp), args.count)
         large = _generate_large(Path(tmp), args.large) if args.large else []
         zoom = ReaderConfig().zoom_below if args.zoom is None else args.zoom
-        readers = {v: _reader(models, v, args.threads, views, zoom) for v in ("fp32", "int8")}
+        first = min(ReaderConfig().first_views if args.first_views is None
+                    else args.first_views, views)
+        readers = {v: _reader(models, v, args.threads, views, zoom, first)
+                   for v in ("fp32", "int8")}
+        if first < views:  # every die read in every view, as before the cascade
+            readers["fp32all"] = _reader(models, "fp32", args.threads, views, zoom, views)
         if views > 1:  # the same models reading each crop once, for comparison
             readers["fp32x1"] = _reader(models, "fp32", args.threads, 1, zoom)
         if zoom > 0:  # and the detector looking once (vision/zoom.py)
-            readers["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0)
+            readers["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first)
         from dicecall.vision.verdict import VerdictConfig
 
         v = VerdictConfig()
         print(f"flags at the verdict's thresholds: tilt {v.tilt_threshold} "
               f"({v.tilt_line(False)} where a cocked die is a no roll), "
               f"stacked {v.stacked_threshold}")
-        print(f"views per crop: {views} (fp32x1: one); detector's second look below {zoom} "
-              "px (fp32z0: none)")
-        print(f"{'set':<22} {'var':<6} {'dice':>6} {'found':>9} {'read right':>10} "
-              f"{'target':>7} {'false/img':>9} {'cocked rec':>16} {'stacked rec':>16}")
+        print(f"views per crop: {views}, {first} first and the rest for a die in doubt "
+              "(fp32all: every die in all; fp32x1: one); detector's second look below "
+              f"{zoom} px (fp32z0: none)")
+        print(f"{'set':<22} {'var':<7} {'dice':>6} {'found':>9} {'read right':>10} "
+              f"{'target':>7} {'false/img':>9} {'cocked rec':>16} {'stacked rec':>16} "
+              f"{'views/die':>9}")
+        per_die = {}  # views per die found, runtime FP32, by synthetic set
         for name, folders, target in _sets(synth, args.real) + large:
             for variant, reader in readers.items():
                 a = accuracy(reader, folders)
+                per_die[name, variant] = a["views"]
                 ok = "ok" if a["read"] >= target["read"] else "MISS"
-                print(f"{name:<22} {variant:<6} {a['dice']:>6} {_pct(a['found']):>9} "
+                print(f"{name:<22} {variant:<7} {a['dice']:>6} {_pct(a['found']):>9} "
                       f"{_pct(a['read']):>10} {ok:>7} {a['false']:>9.3f} "
                       f"{_pct(a['cocked']) + ' /' + str(a['n_cocked']):>16} "
-                      f"{_pct(a['stacked']) + ' /' + str(a['n_stacked']):>16}")
+                      f"{_pct(a['stacked']) + ' /' + str(a['n_stacked']):>16} "
+                      f"{'-' if a['views'] is None else format(a['views'], '.2f'):>9}")
         print()
         rows = speed(readers, synth, args.runs, args.threads)
         if args.peer.is_file():
@@ -214,15 +262,19 @@ def main() -> int:
             # runtime; timed here as one batch of that many, the models' cost alone). The
             # detector's second look, when the runtime takes it, is one more detector run,
             # not counted here; the reader p50 rows above include it.
-            for dice in (2, 10):
-                for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", views),
-                                                         ("int8", ".int8.onnx", views),
+            # With the cascade, the views per die are those the runtime read on the
+            # synthetic set of the frame's game (Craps: 2 dice, High Roll: 10).
+            for dice, game in ((2, "synthetic craps"), (10, "synthetic throwbox")):
+                mean = per_die.get((game, "fp32")) or float(views) if first < views else views
+                for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", mean),
+                                                         ("int8", ".int8.onnx", mean),
+                                                         ("fp32", ".onnx", views),
                                                          ("fp32", ".onnx", 1))):
                     t = time_models(models / f"detector{suffix}",
                                     models / f"reader{suffix}", args.peer, args.runs,
-                                    dice * v)
+                                    max(1, round(dice * v)))
                     ours = t["detector"]["median_ms"] + t["reader"]["median_ms"]
-                    what = f"{dice} dice x {v} view{'s' if v > 1 else ''}, {variant}"
+                    what = f"{dice} dice x {v:.2f} views, {variant}"
                     rows.append((f"models alone, {what} (peer {t['peer']['median_ms']:.2f} ms)",
                                  ours, "ms"))
                     rows.append((f"  ours / peer, {what} (target <= 0.333)",
