@@ -18,7 +18,8 @@ from dicecall.vision.scoring import match
 from dicecall.vision.verdict import VerdictConfig
 
 FRAMES = sorted((Path(__file__).resolve().parent.parent / "data" / "frames").glob("*.json"))
-# Measured with the committed model (session 17's reader), four views per crop, without a
+# Measured with the committed model (session 17's reader), four views per crop (since
+# session 21 one first and four for a die in doubt: each flagged die is in doubt), without a
 # calibrated view (these frames carry no `camera_up`), at the verdict's thresholds (tilt
 # 0.05 in every game; stacked 0.7); see "Failure cases seen" in models/reader.md. Session
 # 14's reader at its lines (tilt 0.1, 0.015 in Props & Hops) flagged only the first two.
