@@ -70,7 +70,8 @@ def sum_views(run: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]],
         views: view numbers, each 0-7.
     """
     if not views or min(views) < 0 or max(views) >= MAX_VIEWS:
-        raise ValueError(f"views must be 1-{MAX_VIEWS}, got {list(views)}")
+        raise ValueError(f"view numbers must be 0-{MAX_VIEWS - 1}, at least one, got "
+                         f"{list(views)}")
     total: dict[str, np.ndarray] = {}
     for v in views:
         outs = run(*turn(batch, geom, v)) if v else run(batch, geom)

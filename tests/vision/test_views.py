@@ -10,7 +10,7 @@ import pytest
 from dicecall.vision.config import ReaderConfig
 from dicecall.vision.preprocess import die_geometry
 from dicecall.vision.reader import read_batch
-from dicecall.vision.views import average_views, turn
+from dicecall.vision.views import average_views, sum_views, turn
 
 
 def test_each_views_geometry_is_what_the_turned_frame_gives():
@@ -54,6 +54,15 @@ def test_views_turn_maps_back_and_average_per_die():
         average_views(lambda b, g: {"logit": np.zeros((2, 1), np.float32)}, crops, geom, 2)
     with pytest.raises(ValueError, match="views must be 1-8"):
         average_views(run, crops, geom, 9)
+    with pytest.raises(ValueError, match="view numbers must be 0-7"):
+        sum_views(run, crops, geom, range(1, 9))
+    with pytest.raises(ValueError, match="at least one"):
+        sum_views(run, crops, geom, range(1, 1))
+    # The views a cascade adds to the first one sum to the average of all of them.
+    rest = sum_views(run, crops, geom, range(1, 4))
+    first = sum_views(run, crops, geom, range(1))
+    every = average_views(run, crops, geom, 4)
+    assert np.allclose((first["map"] + rest["map"]) / 4, every["map"], atol=1e-6)
 
 
 class _Session:
