@@ -11,7 +11,8 @@ from typing import Annotated
 import typer
 
 THREADS = typer.Option(help="onnxruntime intra-op threads", min=1, max=16)
-VIEWS = typer.Option(help="turned views of each die's crop read and averaged (1-8)", min=1,
+VIEWS = typer.Option(help="turned views of each die's crop read and averaged (1-8): one for "
+                     "every die, all of them for a die in doubt", min=1,
                      max=8)
 
 
