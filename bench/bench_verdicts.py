@@ -2,7 +2,7 @@
 the committed model, called by `vision.verdict`, printed as truth against verdict per game.
 
     python bench/bench_verdicts.py [--count 1000] [--seed 9100] [--data DIR] [--profile P]
-        [--views V] [--zoom PX]
+        [--views V] [--first-views F] [--zoom PX]
 
 `--profile` applies a `dicecall calibrate model` profile (temperature and verdict thresholds),
 as a calibrated table runs; fit it on scenes of other seeds than the suite's.

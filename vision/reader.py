@@ -95,8 +95,8 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
         doubt = in_doubt(read, cfg)
         if doubt.any():
             rest = sum_views(run, batch[doubt], geom[doubt], range(first, cfg.views))
-            outs = {k: (total[k][doubt] + rest[k]) / cfg.views for k in rest}
-            again = _readings({k: v.astype(np.float32) for k, v in outs.items()}, cfg)
+            again = _readings({k: ((total[k][doubt] + rest[k]) / cfg.views).astype(np.float32)
+                               for k in rest}, cfg)
             for mine, theirs in zip(read, again, strict=True):
                 mine[doubt] = theirs
     return read
