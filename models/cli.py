@@ -61,7 +61,8 @@ def train(
         Path | None,
         typer.Option("--init", help="--stage margin or flags: the reader ONNX it trains on "
                      "(default: the committed reader.onnx); --stage reader: a reader ONNX to "
-                     "fine-tune whole instead of training from the seed."),
+                     "fine-tune whole instead of training from the seed; --stage detector: "
+                     "a detector ONNX to fine-tune."),
     ] = None,
     synth_per_real: Annotated[
         float, typer.Option("--synth-per-real", help="Reader: plain synthetic dice per real die "
@@ -92,9 +93,13 @@ def train(
     valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
     typer.echo(f"train {len(train_set)} images, valid {len(valid_set)} images")
     if stage in ("detector", "both"):
-        from dicecall.models.det_train import train_detector
+        from dicecall.models.det_train import FINETUNE_LR, train_detector
 
-        train_detector(train_set, valid_set, out / "detector", epochs, seed, resume)
+        if init is not None and stage == "both":
+            raise typer.BadParameter("--init with --stage both: name the stage it is for")
+        tune = {} if init is None else {"init": init, "lr": FINETUNE_LR}
+        train_detector(train_set, valid_set, out / "detector", epochs, seed, resume,
+                       synth_per_real=synth_per_real, **tune)
     if stage in ("reader", "both"):
         from dicecall.models.negatives import looks_like_d6, mine, onnx_detector
         from dicecall.models.read_train import train_reader

@@ -27,6 +27,7 @@ PATCH = 192  # training crops of the 320 canvas: the net is convolutional, and ~
 MAX_SIDE = 960  # images are cached no larger than this; synthetic frames may be bigger
 MIN_DIE = 3.0  # dice smaller than this many input pixels are left out of the targets
 SYNTH_PER_REAL = 2.0  # synthetic scenes per real photo in one epoch
+FINETUNE_LR = 3e-4  # a tenth of the from-scratch rate: the start is a trained detector
 VAL_T = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)  # heatmap thresholds tried at validation
 
 
@@ -120,6 +121,7 @@ def validate(model: Detector, samples: list[Sample], thresholds: tuple[float, ..
     """Per threshold: dice found / labelled and false detections per image, at the contract's
     letterbox (the threshold is the runtime's to choose, so the checkpoint is not judged at
     one fixed value)."""
+    was_training = model.training
     model.eval()
     dets = []
     for s in samples:
@@ -128,7 +130,7 @@ def validate(model: Detector, samples: list[Sample], thresholds: tuple[float, ..
         # 3x3 peaks only (nms_frac=0): the stricter count, and how the committed run chose
         # its best epoch.
         dets.append((decode(heat[0], wh, off, scale, min(thresholds), nms_frac=0.0), s.boxes))
-    model.train()
+    model.train(was_training)  # a fine-tune keeps its folded batch norms in eval mode
     rows = []
     for t in thresholds:
         found = false = 0
@@ -141,12 +143,13 @@ def validate(model: Detector, samples: list[Sample], thresholds: tuple[float, ..
     return rows
 
 
-def epoch_order(synthetic: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def epoch_order(synthetic: np.ndarray, rng: np.random.Generator,
+                synth_per_real: float = SYNTH_PER_REAL) -> np.ndarray:
     """All real images plus SYNTH_PER_REAL times as many synthetic ones (at most), shuffled:
     the few real photos are not drowned, and each epoch sees a fresh draw of synthetic
     scenes."""
     real, synth = np.nonzero(~synthetic)[0], np.nonzero(synthetic)[0]
-    cap = max(int(SYNTH_PER_REAL * len(real)), 64)
+    cap = max(int(synth_per_real * len(real)), 64)
     if len(synth) > cap:
         synth = rng.choice(synth, cap, replace=False)
     return rng.permutation(np.concatenate([real, synth]))
@@ -154,14 +157,24 @@ def epoch_order(synthetic: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: int, seed: int,
                    resume: bool, batch_size: int = 16, lr: float = 3e-3,
-                 stop_after: int | None = None) -> Path:
+                   stop_after: int | None = None, init: Path | None = None,
+                   synth_per_real: float = SYNTH_PER_REAL) -> Path:
     """Trains, validating and checkpointing every epoch; returns the best checkpoint's path.
 
     `stop_after` ends this call after that many epochs, as an interruption would (tests).
+    `init`: a detector ONNX to fine-tune instead of training from the seed, in eval mode
+    (the export folded its batch norms, so batch statistics would undo them) at `lr`
+    (FINETUNE_LR from the command line); its own score is epoch 0's, so the best checkpoint
+    is never worse than the start by the selection score.
     """
     log = RunLog(out)
     seed_everything(seed)
-    model = Detector()
+    if init is None:
+        model = Detector()
+    else:
+        from dicecall.models.onnx_import import detector_from_onnx
+
+        model, _ = detector_from_onnx(init)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     start, best = 0, -1e9
     if resume and (out / "last.pt").is_file():
@@ -169,22 +182,30 @@ def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: 
         log(event="resume", epoch=start)
     cache = cache_images(train)
     synthetic = np.array([s.source.startswith("synthetic") for s in train])
-    steps = max(1, len(epoch_order(synthetic, np.random.default_rng(0))) // batch_size)
+    steps = max(1, len(epoch_order(synthetic, np.random.default_rng(0), synth_per_real))
+                // batch_size)
     last = epochs if stop_after is None else min(epochs, start + stop_after)
-    for epoch in range(start, last):
-        rng = seed_everything(seed, epoch + 1)
-        order = epoch_order(synthetic, rng)
-        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
-                   for b in range(steps)]
-        train_epoch(model, opt, batches, detector_loss, epoch, epochs, lr, log, 10)
+
+    def score_of(epoch: int) -> float:
         real = validate(model, [s for s in valid if not s.source.startswith("synth")], VAL_T)
         syn = validate(model, [s for s in valid if s.source.startswith("synth")], VAL_T)
         scores = [sum(v["found"] - v["false_per_image"] for v in pair if v)
                   for pair in zip_longest(real, syn)]
         k = int(np.argmax(scores))
-        score = scores[k]
-        log(event="valid", epoch=epoch + 1, threshold=VAL_T[k], score=score,
+        log(event="valid", epoch=epoch, threshold=VAL_T[k], score=scores[k],
             real=real[k] if real else None, synthetic=syn[k] if syn else None)
+        return float(scores[k])
+
+    if init is not None and start == 0:
+        best = score_of(0)
+        save_checkpoint(out / "best.pt", model, opt, 0, best)
+    for epoch in range(start, last):
+        rng = seed_everything(seed, epoch + 1)
+        order = epoch_order(synthetic, rng, synth_per_real)
+        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
+                   for b in range(steps)]
+        train_epoch(model, opt, batches, detector_loss, epoch, epochs, lr, log, 10)
+        score = score_of(epoch + 1)
         if score > best:
             best = score
             save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)

@@ -1,4 +1,4 @@
-"""A committed reader.onnx back into the torch `Reader`, to train new layers on top of it.
+"""A committed reader.onnx or detector.onnx back into its torch net, to train on top of it.
 
 The export folds each batch norm into the convolution before it, so a conv + BN pair comes
 back as the folded weights in the conv and a batch norm that passes its input through
@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from dicecall.models.nets import Reader
+from dicecall.models.nets import Detector, Reader
 
 
 def _module_of(node_name: str, names: list[str]) -> str:
@@ -41,11 +41,25 @@ def reader_from_onnx(path: Path | str, model: Reader | None = None) -> tuple[Rea
         ValueError: a node or weight of the file has no place in the model.
     """
     import onnx
-    from onnx import numpy_helper
 
     graph = onnx.load(str(path)).graph
-    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     model = model or Reader(flag_stem=any("/fstem/" in n.name for n in graph.node))
+    return _load_into(graph, model)
+
+
+def detector_from_onnx(path: Path | str) -> tuple[Detector, list[str]]:
+    """A committed detector as a torch `Detector`, to fine-tune it (`models train --stage
+    detector --init`). Same returns and errors as `reader_from_onnx`; a detector file leaves
+    nothing untouched."""
+    import onnx
+
+    return _load_into(onnx.load(str(path)).graph, Detector())
+
+
+def _load_into(graph, model: nn.Module):
+    from onnx import numpy_helper
+
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     modules = dict(model.named_modules())
     convs = [n for n, m in modules.items() if isinstance(m, nn.Conv2d)]
     done: set[str] = set()

@@ -107,3 +107,34 @@ def test_recipe_counts_pips_as_the_committed_reader_was_trained():
     heat[0, 0, 15, int(16 + 0.47 * side)] = 0.45  # a weak peak near the die's edge
     assert recipe_count_pips(heat).tolist() == [1]
     assert count_pips(heat).tolist() == [2]
+
+
+def test_detector_fine_tune_starts_from_the_committed_detector(toy_yolo: Path,
+                                                               tmp_path: Path) -> None:
+    """`--stage detector --init`: epoch 0 is the committed detector itself, scored as such,
+    and training keeps the folded batch norms in eval mode (batch statistics would undo the
+    folding and the start would be lost)."""
+    import json
+
+    from dicecall.models.det_train import FINETUNE_LR
+    from dicecall.models.onnx_import import detector_from_onnx
+    from dicecall.vision.config import MODELS_DIR
+
+    setup_torch(1)
+    data = load_folder(toy_yolo)
+    committed = MODELS_DIR / "detector.onnx"
+    out = tmp_path / "ft"
+    train_detector(data, data[:1], out, epochs=1, seed=3, resume=False, batch_size=2,
+                   init=committed, lr=FINETUNE_LR)
+    start = torch.load(out / "best.pt", map_location="cpu", weights_only=False)
+    log = [json.loads(r) for r in (out / "log.jsonl").read_text().splitlines()]
+    scores = {r["epoch"]: r["score"] for r in log if r.get("event") == "valid"}
+    assert sorted(scores) == [0, 1]
+    if start["epoch"] == 0:
+        assert _same(start["model"], detector_from_onnx(committed)[0].state_dict())
+    assert start["best"] == max(scores.values())
+    tuned = _weights(out / "last.pt")
+    bn = [k for k in tuned if k.endswith("running_var")]
+    reference = detector_from_onnx(committed)[0].state_dict()
+    assert bn and all(torch.equal(tuned[k], reference[k]) for k in bn)
+    assert not _same(tuned, reference)
