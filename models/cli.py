@@ -139,11 +139,15 @@ def export(
     run: Annotated[Path, typer.Option("--run", help="Run folder of `models train`.")],
     calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.")],
     out: Annotated[Path, typer.Option("--out", help="Where the .onnx files go.")] = MODELS_DIR,
+    checkpoint: Annotated[str, typer.Option(
+        "--checkpoint", help="best (the run's best epoch) or last (the schedule's end).")] = "best",
 ) -> None:
     """Exports best.pt of each stage to ONNX (FP32 and INT8) and checks them against torch."""
     from dicecall.models.export import export_all
 
-    report = export_all(run, out, calib)
+    if checkpoint not in ("best", "last"):
+        raise typer.BadParameter(f"--checkpoint {checkpoint}: best or last")
+    report = export_all(run, out, calib, checkpoint)
     typer.echo(json.dumps(report, indent=1))
 
 

@@ -147,23 +147,28 @@ def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
     pre.unlink()
 
 
-def export_all(run: Path, out: Path, calib: list[Path]) -> dict:
+def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best") -> dict:
     """Exports run/detector/best.pt and run/reader/best.pt to `out`, FP32 and INT8.
 
     A run that trained one stage only (`--stage reader`) exports that stage; the other
-    stage's files in `out` are left as they are.
+    stage's files in `out` are left as they are. `checkpoint` "last" exports each stage's
+    last.pt instead: the end of the schedule, for a run whose per-epoch score is not the
+    runtime's measure (a fine-tune judged afterwards on the verdict suites).
     """
-    stages = [k for k in ("detector", "reader") if (run / k / "best.pt").is_file()]
+    if checkpoint not in ("best", "last"):
+        raise ValueError(f"checkpoint {checkpoint!r}: best or last")
+    name = f"{checkpoint}.pt"
+    stages = [k for k in ("detector", "reader") if (run / k / name).is_file()]
     if not stages:
-        raise FileNotFoundError(f"no {run}/detector/best.pt or {run}/reader/best.pt")
+        raise FileNotFoundError(f"no {run}/detector/{name} or {run}/reader/{name}")
     samples = [s for d in calib for s in load_folder(d)]
     out.mkdir(parents=True, exist_ok=True)
     frames, _ = calibration_inputs(samples, images=64, crops=512)
     report: dict = {}
     for stage in stages:
         model = Detector() if stage == "detector" else reader_for(
-            torch.load(run / stage / "best.pt", map_location="cpu", weights_only=False)["model"])
-        report[f"{stage}_epoch"] = load_checkpoint(run / stage / "best.pt", model)[0]
+            torch.load(run / stage / name, map_location="cpu", weights_only=False)["model"])
+        report[f"{stage}_epoch"] = load_checkpoint(run / stage / name, model)[0]
         model.eval()
         path = out / f"{stage}.onnx"
         if stage == "detector":

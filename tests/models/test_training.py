@@ -138,3 +138,31 @@ def test_detector_fine_tune_starts_from_the_committed_detector(toy_yolo: Path,
     reference = detector_from_onnx(committed)[0].state_dict()
     assert bn and all(torch.equal(tuned[k], reference[k]) for k in bn)
     assert not _same(tuned, reference)
+
+
+def test_export_takes_the_last_checkpoint_when_asked(toy_yolo: Path, tmp_path: Path) -> None:
+    """`models export --checkpoint last` exports the schedule's end, not the best epoch, and
+    says which epoch it took; the exported detector computes what that checkpoint does."""
+    import onnxruntime as ort
+
+    from dicecall.models.export import export_all
+    from dicecall.models.nets import Detector
+    from dicecall.models.trainloop import load_checkpoint
+
+    setup_torch(1)
+    data = load_folder(toy_yolo)
+    run = tmp_path / "run"
+    train_detector(data, data[:1], run / "detector", epochs=2, seed=3, resume=False,
+                   batch_size=2)
+    report = export_all(run, tmp_path / "out", [toy_yolo], checkpoint="last")
+    assert report["detector_epoch"] == 2
+    model = Detector()
+    load_checkpoint(run / "detector" / "last.pt", model)
+    x = np.random.default_rng(0).random((1, 3, 320, 320), np.float32)
+    with torch.no_grad():
+        want = model.eval()(torch.from_numpy(x))[0].numpy()
+    session = ort.InferenceSession(str(tmp_path / "out" / "detector.onnx"))
+    got = session.run(None, {"image": x})[0]
+    assert np.abs(got - want).max() < 1e-4
+    with pytest.raises(ValueError, match="best or last"):
+        export_all(run, tmp_path / "out", [toy_yolo], checkpoint="first")
