@@ -78,6 +78,10 @@ def main() -> None:
     ap.add_argument("--pip-radius", type=_floats, default=[ReaderConfig().pip_radius],
                     help="count pips within this x the die side of the crop centre "
                          "(ReaderConfig.pip_radius)")
+    ap.add_argument("--crop-scale", type=float, default=ReaderConfig().crop_scale,
+                    help="reader crop side over the detector's box side (a detector whose "
+                         "boxes run smaller or larger than the one the reader was trained "
+                         "behind)")
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector.onnx and reader.onnx (default: committed)")
     ap.add_argument("--reads", type=Path, default=None,
@@ -98,7 +102,8 @@ def main() -> None:
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
                                        zoom_below=zoom, tilt_crop_scale=wide,
                                        face_crop_scale=face, margin_crop_scale=mscale,
-                                       pip_radius=pip, first_views=args.first_views),
+                                       pip_radius=pip, first_views=args.first_views,
+                                       crop_scale=args.crop_scale),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
@@ -106,6 +111,8 @@ def main() -> None:
                mscale)
         if cfg.first_views < views:  # keys before the cascade (session 21) end at mscale
             key += (_doubt(cfg),)
+        if cfg.crop_scale != ReaderConfig().crop_scale:  # and before session 22, at the doubt
+            key += (("crop_scale", cfg.crop_scale),)
         if key not in saved:
             readers, reads = GameReaders(cfg), []
             for scene in SCENES:
