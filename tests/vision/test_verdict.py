@@ -292,9 +292,10 @@ def test_props_flag_on_a_die_with_nothing_to_lean_on_is_recorded_668a_3_h():
 
 @pytest.mark.parametrize(("where", "status"), [
     ((200, 150), VALID),     # 150 px from the wall, 112 px from the other die
-    ((200, 30), NO_ROLL),    # 30 px from the wall: 1.5 x 20 px, within reach
-    ((200, 30.5), VALID),    # just beyond reach
-    ((128, 100), NO_ROLL),   # 28 px from the other die: it can lean on it
+    ((200, 26), NO_ROLL),    # 26 px from the wall: 1.3 x 20 px, within reach
+    ((200, 26.5), VALID),    # just beyond reach (session 22, rule 12; 30 px at 1.5 before)
+    ((126, 100), NO_ROLL),   # 26 px from the other die: it can lean on it
+    ((126.5, 100), VALID),   # and just beyond
 ])
 def test_support_reach_boundary_668a_3_h(where, status):
     v = verdict(dice((100, 100, 3), (*where, 5, FAINT)), profile(PROPS), WALLED)
@@ -304,13 +305,13 @@ def test_support_reach_boundary_668a_3_h(where, status):
 def test_a_die_boxed_short_still_reaches_the_die_it_leans_on_668a_3_h():
     """FRESH35 shaker_0000071 (session 20): the detector boxed a die leaning on the other at
     13 px where its neighbour's box was 20; in its own sides the neighbour, 24.4 px away, lay
-    out of reach (1.5 x 13 = 19.5) and the flag was set aside. The reach is measured in the
-    larger side of the pair (1.5 x 20 = 30)."""
+    out of reach (1.5 x 13 = 19.5, the reach then) and the flag was set aside. The reach is
+    measured in the larger side of the pair (1.3 x 20 = 26 since session 22)."""
     v = verdict(dice((100, 100, 3), (124.4, 100, 5, {**FAINT, "side": 13})), profile(PROPS),
                 WALLED)
     assert v.status == NO_ROLL and "cocked" in {r.code for r in v.reasons}
-    # the same pair further apart than 1.5 of the larger side: nothing to lean on
-    v = verdict(dice((100, 100, 3), (130.5, 100, 5, {**FAINT, "side": 13})), profile(PROPS),
+    # the same pair further apart than 1.3 of the larger side: nothing to lean on
+    v = verdict(dice((100, 100, 3), (126.5, 100, 5, {**FAINT, "side": 13})), profile(PROPS),
                 WALLED)
     assert v.status == VALID and "flag_unsupported" in {r.code for r in v.reasons}
 
