@@ -111,7 +111,7 @@ def main() -> None:
                mscale)
         if cfg.first_views < views:  # keys before the cascade (session 21) end at mscale
             key += (_doubt(cfg),)
-        if cfg.crop_scale != ReaderConfig().crop_scale:  # and before session 22, at the doubt
+        if cfg.crop_scale != ReaderConfig().crop_scale:  # reads kept before session 22 lack it
             key += (("crop_scale", cfg.crop_scale),)
         if key not in saved:
             readers, reads = GameReaders(cfg), []
