@@ -18,9 +18,9 @@ from dicecall.models.nets import Detector
 from dicecall.models.trainloop import (
     RunLog,
     load_checkpoint,
+    run_epochs,
     save_checkpoint,
     seed_everything,
-    train_epoch,
 )
 
 PATCH = 192  # training crops of the 320 canvas: the net is convolutional, and ~3x cheaper
@@ -199,15 +199,8 @@ def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: 
     if init is not None and start == 0:
         best = score_of(0)
         save_checkpoint(out / "best.pt", model, opt, 0, best)
-    for epoch in range(start, last):
-        rng = seed_everything(seed, epoch + 1)
-        order = epoch_order(synthetic, rng, synth_per_real)
-        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
-                   for b in range(steps)]
-        train_epoch(model, opt, batches, detector_loss, epoch, epochs, lr, log, 10)
-        score = score_of(epoch + 1)
-        if score > best:
-            best = score
-            save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
-        save_checkpoint(out / "last.pt", model, opt, epoch + 1, best)
-    return out / "best.pt"
+    return run_epochs(model, opt, out, log, seed=seed, start=start, last=last, epochs=epochs,
+                      lr=lr, steps=steps, batch_size=batch_size,
+                      order_of=partial(epoch_order, synthetic, synth_per_real=synth_per_real),
+                      batch_of=partial(make_batch, cache), loss_fn=detector_loss, log_every=10,
+                      score=score_of, best=best)

@@ -34,9 +34,9 @@ from dicecall.models.read_train import _masked_bce, contract_crops, make_batch
 from dicecall.models.trainloop import (
     RunLog,
     load_checkpoint,
+    run_epochs,
     save_checkpoint,
     seed_everything,
-    train_epoch,
 )
 
 PARTS = ("fstem", "flag8", "flag4", "geom", "flags", *MARGIN_PARTS)
@@ -231,22 +231,18 @@ def train_flags(train: list[Sample], valid: list[Sample], init: Path, out: Path,
         best = _selected(s, select)
         save_checkpoint(out / "best.pt", model, opt, 0, best)
     last = epochs if stop_after is None else min(epochs, start + stop_after)
-    for epoch in range(start, last):
-        rng = seed_everything(seed, epoch + 1)
-        order = order_of(rng)
-        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
-                   for b in range(steps)]
-        train_epoch(model, opt, batches, flags_loss, epoch, epochs, lr, log, 20)
+
+    def score(epoch: int) -> float:
         s = measure()
         s.update(margin_scores(model, crops, geom, val_margin))
         model.eval()
-        log(event="valid", epoch=epoch + 1, **s)
-        score = _selected(s, select)
-        if score > best:
-            best = score
-            save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
-        save_checkpoint(out / "last.pt", model, opt, epoch + 1, best)
-    return out / "best.pt"
+        log(event="valid", epoch=epoch, **s)
+        return _selected(s, select)
+
+    return run_epochs(model, opt, out, log, seed=seed, start=start, last=last, epochs=epochs,
+                      lr=lr, steps=steps, batch_size=batch_size, order_of=order_of,
+                      batch_of=partial(make_batch, cache), loss_fn=flags_loss, log_every=20,
+                      score=score, best=best)
 
 
 def _selected(s: dict, select: str) -> float:

@@ -25,9 +25,8 @@ from dicecall.models.read_train import _masked_bce, contract_crops, make_batch
 from dicecall.models.trainloop import (
     RunLog,
     load_checkpoint,
-    save_checkpoint,
+    run_epochs,
     seed_everything,
-    train_epoch,
 )
 
 PARTS = ("margin8", "margin4", "margin_geom", "margin")
@@ -133,18 +132,14 @@ def train_margin(train: list[Sample], valid: list[Sample], init: Path, out: Path
     steps = max(1, len(epoch_order(cache, np.random.default_rng(0))) // batch_size)
     log(event="cache", dice=len(cache.faces), steps=steps, init=str(init))
     last = epochs if stop_after is None else min(epochs, start + stop_after)
-    for epoch in range(start, last):
-        rng = seed_everything(seed, epoch + 1)
-        order = epoch_order(cache, rng)
-        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
-                   for b in range(steps)]
-        train_epoch(model, opt, batches, margin_loss, epoch, epochs, lr, log, 20)
+
+    def score(epoch: int) -> float:
         s = scores(model, crops, geom, val_margin)
-        log(event="valid", epoch=epoch + 1, **s)
+        log(event="valid", epoch=epoch, **s)
         # Voids ranked first: that is the call it exists for; the error breaks ties.
-        score = np.nan_to_num(s["void_auc"]) - 1e-3 * np.nan_to_num(s["mae_tilted"])
-        if score > best:
-            best = score
-            save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
-        save_checkpoint(out / "last.pt", model, opt, epoch + 1, best)
-    return out / "best.pt"
+        return float(np.nan_to_num(s["void_auc"]) - 1e-3 * np.nan_to_num(s["mae_tilted"]))
+
+    return run_epochs(model, opt, out, log, seed=seed, start=start, last=last, epochs=epochs,
+                      lr=lr, steps=steps, batch_size=batch_size,
+                      order_of=partial(epoch_order, cache), batch_of=partial(make_batch, cache),
+                      loss_fn=margin_loss, log_every=20, score=score, best=best)

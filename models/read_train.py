@@ -25,9 +25,9 @@ from dicecall.models.nets import Reader
 from dicecall.models.trainloop import (
     RunLog,
     load_checkpoint,
+    run_epochs,
     save_checkpoint,
     seed_everything,
-    train_epoch,
 )
 
 REAL_REPEAT = 2  # each real die appears this often per epoch: real photos are few
@@ -256,15 +256,8 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
     if init is not None and start == 0:
         best = validate(0)
         save_checkpoint(out / "best.pt", model, opt, 0, best)
-    for epoch in range(start, last):
-        rng = seed_everything(seed, epoch + 1)
-        order = epoch_order(cache, rng, synth_per_real)
-        batches = [partial(make_batch, cache, order[b * batch_size : (b + 1) * batch_size], rng)
-                   for b in range(steps)]
-        train_epoch(model, opt, batches, reader_loss, epoch, epochs, lr, log, 20)
-        score = validate(epoch + 1)
-        if score > best:
-            best = score
-            save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
-        save_checkpoint(out / "last.pt", model, opt, epoch + 1, best)
-    return out / "best.pt"
+    return run_epochs(model, opt, out, log, seed=seed, start=start, last=last, epochs=epochs,
+                      lr=lr, steps=steps, batch_size=batch_size,
+                      order_of=partial(epoch_order, cache, synth_per_real=synth_per_real),
+                      batch_of=partial(make_batch, cache), loss_fn=reader_loss, log_every=20,
+                      score=validate, best=best)

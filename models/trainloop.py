@@ -11,6 +11,8 @@ import json
 import math
 import random
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -98,3 +100,28 @@ def train_epoch(model: torch.nn.Module, opt: torch.optim.Optimizer, batches, los
         opt.step()
         if b % log_every == 0:
             log(epoch=epoch + 1, step=b, loss=loss.item(), **parts)
+
+
+def run_epochs(model: torch.nn.Module, opt: torch.optim.Optimizer, out: Path, log: RunLog, *,
+               seed: int, start: int, last: int, epochs: int, lr: float, steps: int,
+               batch_size: int, order_of: Callable, batch_of: Callable, loss_fn: Callable,
+               log_every: int, score: Callable[[int], float], best: float) -> Path:
+    """Epochs `start`..`last` - 1 of a run, as every stage trains them.
+
+    Each epoch draws its data order (`order_of(rng)`) and its batches (`batch_of(indices,
+    rng)`, built lazily) from the generator of (seed, epoch), trains, and is scored by
+    `score(finished epochs)`; best.pt is written when the score beats `best`, last.pt always.
+    Returns the path of best.pt.
+    """
+    for epoch in range(start, last):
+        rng = seed_everything(seed, epoch + 1)
+        order = order_of(rng)
+        batches = [partial(batch_of, order[b * batch_size : (b + 1) * batch_size], rng)
+                   for b in range(steps)]
+        train_epoch(model, opt, batches, loss_fn, epoch, epochs, lr, log, log_every)
+        value = score(epoch + 1)
+        if value > best:
+            best = value
+            save_checkpoint(out / "best.pt", model, opt, epoch + 1, best)
+        save_checkpoint(out / "last.pt", model, opt, epoch + 1, best)
+    return out / "best.pt"
