@@ -66,6 +66,16 @@ def main() -> None:
     ap.add_argument("--zoom", type=_floats, default=[ReaderConfig().zoom_below],
                     help="the detector's second look below this median die side in "
                          "detector pixels, 0 = never (vision/zoom.py)")
+    ap.add_argument("--zoom-to", type=float, default=ReaderConfig().zoom_to,
+                    help="the second look enlarges the median die at most to this many "
+                         "detector pixels")
+    ap.add_argument("--zoom-clusters", type=int, default=ReaderConfig().zoom_clusters,
+                    help="second looks: one window per cluster of dice, at most this many")
+    ap.add_argument("--zoom-prefer-first", action="store_true",
+                    help="a die both looks found keeps the first look's box")
+    ap.add_argument("--sure-no-die", type=float, default=ReaderConfig().sure_no_die,
+                    help="a first reading under this die-or-not probability is not read "
+                         "again (0: every place in doubt is, as before session 23)")
     ap.add_argument("--tilt-scale", type=_floats, default=[ReaderConfig().tilt_crop_scale],
                     help="second, wider crop for the tilt flag, x the box side, 0 = none "
                          "(ReaderConfig.tilt_crop_scale)")
@@ -103,7 +113,10 @@ def main() -> None:
                                        zoom_below=zoom, tilt_crop_scale=wide,
                                        face_crop_scale=face, margin_crop_scale=mscale,
                                        pip_radius=pip, first_views=args.first_views,
-                                       crop_scale=args.crop_scale),
+                                       crop_scale=args.crop_scale, zoom_to=args.zoom_to,
+                                       zoom_clusters=args.zoom_clusters,
+                                       zoom_prefer_first=args.zoom_prefer_first,
+                                       sure_no_die=args.sure_no_die),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
@@ -131,12 +144,18 @@ def main() -> None:
 
 
 def _doubt(cfg: ReaderConfig) -> tuple:
-    return (cfg.first_views, cfg.sure_face, cfg.sure_tilt, cfg.sure_stacked, cfg.sure_margin,
-            cfg.sure_die)
+    doubt = (cfg.first_views, cfg.sure_face, cfg.sure_tilt, cfg.sure_stacked, cfg.sure_margin,
+             cfg.sure_die)
+    # reads kept before session 23 read a place surely no die again
+    return (*doubt, ("sure_no_die", cfg.sure_no_die)) if cfg.sure_no_die > 0 else doubt
 
 
 def _zoom(cfg: ReaderConfig) -> tuple:
-    return (cfg.zoom_below, cfg.zoom_to, cfg.zoom_margin, cfg.zoom_min_gain, cfg.zoom_keep_apart)
+    looks = (cfg.zoom_below, cfg.zoom_to, cfg.zoom_margin, cfg.zoom_min_gain,
+             cfg.zoom_keep_apart)
+    # keys before the windows per cluster (session 23) lack them
+    looks = looks if cfg.zoom_clusters == 1 else (*looks, cfg.zoom_clusters, cfg.zoom_gap)
+    return (*looks, "prefer_first") if cfg.zoom_prefer_first else looks
 
 
 def _digest(path: Path) -> str:

@@ -69,6 +69,15 @@ class ReaderConfig(BaseModel):
                                            "the outermost dice")
     zoom_min_gain: float = Field(1.25, ge=1.0, le=10.0,
                                  description="look again only if it enlarges the dice this much")
+    zoom_clusters: int = Field(1, ge=1, le=8,
+                               description="second looks: one window per cluster of dice, "
+                                           "strongest first, at most this many (1: one "
+                                           "window around every die)")
+    zoom_gap: float = Field(3.0, gt=0.0, le=50.0,
+                            description="dice closer than this many median die sides are "
+                                        "one cluster")
+    zoom_prefer_first: bool = Field(False, description="a die both looks found keeps the "
+                                                       "first look's box (else the surer look's)")
     zoom_keep_apart: float = Field(0.75, ge=0.0, le=5.0,
                                    description="a first-look die stays when no second-look die "
                                                "is nearer than this x its side")
@@ -107,6 +116,12 @@ class ReaderConfig(BaseModel):
     sure_die: float = Field(0.8, ge=0.0, le=1.0,
                             description="a first reading with a die-or-not probability under "
                                         "this is in doubt")
+    # The detector's wide net (peaks from 0.2) catches chips and felt marks; in Craps nearly
+    # half the crops are such places, read at a die-or-not probability under 0.05 in one
+    # view, and each cost three more views to be dropped all the same (session 23).
+    sure_no_die: float = Field(0.05, ge=0.0, le=1.0,
+                               description="a first reading with a die-or-not probability "
+                                           "under this is surely no die: not read again")
     threads: int = Field(2, ge=1, le=16, description="onnxruntime intra-op threads")
     warmup: int = Field(2, ge=0, le=20, description="warm-up runs when the session opens")
 

@@ -16,7 +16,7 @@ from .dice import Dice
 from .images import check_frame
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
 from .views import sum_views
-from .zoom import merge_looks, zoom_window
+from .zoom import merge_looks, zoom_windows
 
 STRIDE = 4
 
@@ -112,13 +112,14 @@ def _readings(outs: dict[str, np.ndarray], cfg: ReaderConfig) -> tuple:
 
 def in_doubt(read: tuple, cfg: ReaderConfig) -> np.ndarray:
     """(K,) bool: the dice whose reading (`read_batch`'s tuple) lies near a line of the
-    verdict, by `ReaderConfig.sure_*`, and are worth the other views."""
+    verdict, by `ReaderConfig.sure_*`, and are worth the other views; a place surely no die
+    (`sure_no_die`) is not, whatever its other readings."""
     logits, pip_face, tilt, stacked, die, margin = read
     probs = softmax(logits, cfg.temperature)
     sure = ((probs.max(1) >= cfg.sure_face) & (pip_face == probs.argmax(1) + 1)
             & (tilt < cfg.sure_tilt) & (stacked < cfg.sure_stacked) & (die >= cfg.sure_die)
             & ~(margin < cfg.sure_margin))  # NaN: a reader without the output
-    return ~sure
+    return ~sure & (die >= cfg.sure_no_die)
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -147,20 +148,21 @@ class DiceReader:
         """Stage 1: centres, boxes and scores in frame pixels.
 
         The detector looks at the whole letterboxed frame; when the dice it finds are small
-        there, it looks again at their cluster cut from the full-resolution frame and
-        enlarged (`zoom.py`), where touching dice no longer share a peak.
+        there, it looks again at each cluster of them (at most `zoom_clusters`) cut from the
+        full-resolution frame and enlarged (`zoom.py`), where touching dice no longer share
+        a peak.
         """
         cfg = self.config
-        first, scale = self._look(frame)
-        win = zoom_window(first[1], frame.shape, cfg.det_size, scale, cfg.zoom_below,
-                          cfg.zoom_to, cfg.zoom_margin, cfg.zoom_min_gain)
-        if win is None:
-            return first
-        x0, y0, x1, y1 = win
-        (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
-        shift = np.array([x0, y0], np.float32)
-        second = (c + shift, b + np.tile(shift, 2), s)
-        return merge_looks(first, second, cfg.zoom_keep_apart, cfg.max_dice)
+        found, scale = self._look(frame)
+        wins = zoom_windows(found[1], found[2], frame.shape, cfg.det_size, scale,
+                            cfg.zoom_below, cfg.zoom_to, cfg.zoom_margin, cfg.zoom_min_gain,
+                            cfg.zoom_clusters, cfg.zoom_gap)
+        for x0, y0, x1, y1 in wins:
+            (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+            shift = np.array([x0, y0], np.float32)
+            found = merge_looks(found, (c + shift, b + np.tile(shift, 2), s),
+                                cfg.zoom_keep_apart, cfg.max_dice, cfg.zoom_prefer_first)
+        return found
 
     def _look(self, image: np.ndarray):
         cfg = self.config

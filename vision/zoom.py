@@ -54,7 +54,44 @@ def zoom_window(boxes: np.ndarray, frame_shape: tuple, det_size: int, scale: flo
     return left, top, min(w, left + span), min(h, top + span)
 
 
-def merge_looks(first: tuple, second: tuple, keep_apart: float, limit: int) -> tuple:
+def zoom_windows(boxes: np.ndarray, scores: np.ndarray, frame_shape: tuple, det_size: int,
+                 scale: float, below: float, target: float, margin: float, min_gain: float,
+                 clusters: int, gap: float) -> list[tuple[int, int, int, int]]:
+    """The windows to look at again: one per cluster of dice, strongest cluster first.
+
+    One window around every die cannot enlarge two dice that lie far apart, nor a pair of
+    touching dice when a chip far away also gave a (false) peak: the window is then most of
+    the frame. Craps' two dice usually lie so (models/detector.md, "The zoomed second look").
+    Dice whose centres lie within `gap` median die sides of each other, through any chain of
+    neighbours, are one cluster; each gets `zoom_window`. With `clusters` 1 this is one
+    window around every die, the runtime before session 23.
+
+    Args:
+        scores: (K,) first-look scores; the clusters with the strongest die come first.
+        clusters: at most this many windows.
+        gap: the link between two dice of one cluster, in median die sides.
+        The rest as `zoom_window`.
+    """
+    if clusters <= 1 or len(boxes) < 2:
+        win = zoom_window(boxes, frame_shape, det_size, scale, below, target, margin,
+                          min_gain)
+        return [] if win is None else [win]
+    side = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    dist = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    label = np.arange(len(boxes))
+    near_pairs = np.nonzero(dist < gap * side)
+    for i, j in zip(*near_pairs, strict=True):  # single link: j's cluster joins i's
+        label[label == label[j]] = label[i]
+    groups = sorted((np.nonzero(label == k)[0] for k in np.unique(label)),
+                    key=lambda idx: -float(scores[idx].max()))
+    wins = (zoom_window(boxes[idx], frame_shape, det_size, scale, below, target, margin,
+                        min_gain) for idx in groups[:clusters])
+    return [w for w in wins if w is not None]
+
+
+def merge_looks(first: tuple, second: tuple, keep_apart: float, limit: int,
+                prefer_first: bool = False) -> tuple:
     """One set of dice from the two looks.
 
     A first-look die with no second-look die near it stays: the second look missed it. One
@@ -68,6 +105,9 @@ def merge_looks(first: tuple, second: tuple, keep_apart: float, limit: int) -> t
         keep_apart: a second-look die is near a first-look one when closer than this many
             of the first-look die's sides.
         limit: the most dice kept, strongest first (each look alone keeps as many).
+        prefer_first: a die both looks found keeps the first look's box whatever the
+            scores: the reader's flags were trained behind first-look boxes, and an
+            enlarged look boxes a die differently.
     """
     c1, b1, s1 = first
     c2, b2, s2 = second
@@ -80,7 +120,7 @@ def merge_looks(first: tuple, second: tuple, keep_apart: float, limit: int) -> t
     keep2 = np.ones(len(c2), bool)
     for i in np.nonzero(near.sum(1) == 1)[0]:
         j = int(np.argmax(near[i]))
-        if near[:, j].sum() == 1 and s1[i] > s2[j]:
+        if near[:, j].sum() == 1 and (prefer_first or s1[i] > s2[j]):
             keep1[i], keep2[j] = True, False
     centers = np.concatenate([c2[keep2], c1[keep1]]).astype(np.float32)
     boxes = np.concatenate([b2[keep2], b1[keep1]]).astype(np.float32)

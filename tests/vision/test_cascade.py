@@ -98,6 +98,9 @@ def _read(face_p=0.99, pips=3, tilt=0.01, stacked=0.1, die=0.95, margin=44.0):
     ({"die": 0.79}, True), ({"die": 0.8}, False),              # sure_die 0.8
     ({"margin": 41.9}, True), ({"margin": 42.0}, False),       # sure_margin 42
     ({"margin": float("nan")}, False),                         # a reader without the output
+    # a place surely no die (sure_no_die 0.05) is dropped on its first reading, however
+    # unsure its face or pips: the other views cost three reads to drop it all the same
+    ({"die": 0.049, "face_p": 0.3, "pips": 0}, False), ({"die": 0.05, "face_p": 0.3}, True),
 ])
 def test_what_puts_a_die_in_doubt(reading, doubt):
     assert in_doubt(_read(**reading), ReaderConfig()).tolist() == [doubt]
@@ -110,3 +113,13 @@ def test_where_a_cocked_die_counts_the_tilt_alone_puts_no_die_in_doubt():
     assert in_doubt(_read(tilt=0.9), for_game(cfg, cocked_counts=True)).tolist() == [False]
     assert in_doubt(_read(tilt=0.9), for_game(cfg, cocked_counts=False)).tolist() == [True]
     assert for_game(cfg, cocked_counts=False) == cfg
+
+
+def test_a_place_surely_no_die_is_read_once_and_then_dropped_as_before():
+    """The die-or-not line that drops a place (`die_threshold`, 0.6) is far above
+    `sure_no_die`; the runtime's four-view reading dropped such places as well."""
+    cfg = ReaderConfig()
+    assert cfg.sure_no_die < cfg.die_threshold
+    before = cfg.model_copy(update={"sure_no_die": 0.0})
+    assert in_doubt(_read(die=0.01, face_p=0.3), before).tolist() == [True]
+    assert in_doubt(_read(die=0.01, face_p=0.3), cfg).tolist() == [False]

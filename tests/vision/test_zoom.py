@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dicecall.vision.config import ReaderConfig
-from dicecall.vision.zoom import merge_looks, zoom_window
+from dicecall.vision.zoom import merge_looks, zoom_window, zoom_windows
 
 FRAME = (480, 640, 3)
 ARGS = dict(det_size=320, scale=0.5, below=24.0, target=28.0, margin=1.5, min_gain=1.25)
@@ -42,6 +42,33 @@ def test_no_second_look_for_dice_already_large_or_spread_across_the_frame():
 def test_a_window_at_the_frame_edge_is_moved_inside_it():
     x0, y0, x1, y1 = zoom_window(_boxes([[8, 470]], 16), FRAME, **ARGS)
     assert (x0, y1) == (0, 480) and x1 > x0 and y1 > y0
+
+
+WINDOWS = dict(**ARGS, gap=3.0)
+
+
+def test_dice_far_apart_get_a_window_each_the_strongest_cluster_first():
+    # Craps: a touching pair on the left, a lone die far right, a weak chip peak at the top.
+    boxes = _boxes([[100, 300], [120, 300], [560, 200], [330, 20]], 20)
+    scores = np.array([0.5, 0.4, 0.6, 0.25], np.float32)
+    assert zoom_windows(boxes, scores, FRAME, **WINDOWS, clusters=1) == [], \
+        "one window around every die would be the whole frame"
+    wins = zoom_windows(boxes, scores, FRAME, **WINDOWS, clusters=2)
+    assert len(wins) == 2
+    (a0, b0, a1, _), (c0, _, c1, d1) = wins
+    assert a0 <= 550 - 30 and a1 >= 570 + 30 and b0 <= 190 - 30, "the 0.6 die's first"
+    assert c0 <= 90 - 30 and c1 >= 130 + 30 and d1 >= 310 + 30, "then the pair, both in it"
+    assert 320 / (a1 - a0) == pytest.approx(28 / 20, rel=0.02)
+    assert len(zoom_windows(boxes, scores, FRAME, **WINDOWS, clusters=3)) == 3
+
+
+def test_one_cluster_gets_the_single_window_of_before():
+    boxes = _boxes([[300, 220], [320, 220], [310, 240]], 20)
+    scores = np.array([0.5, 0.4, 0.6], np.float32)
+    one = zoom_window(boxes, FRAME, **ARGS)
+    assert zoom_windows(boxes, scores, FRAME, **WINDOWS, clusters=3) == [one]
+    assert zoom_windows(boxes, scores, FRAME, **WINDOWS, clusters=1) == [one]
+    assert zoom_windows(boxes[:0], scores[:0], FRAME, **WINDOWS, clusters=2) == []
 
 
 def _look(centres, side, scores):
@@ -80,6 +107,15 @@ def test_the_same_die_seen_twice_is_kept_once_from_the_surer_look():
     assert boxes[0, 2] - boxes[0, 0] == 40
     centres, _, _ = merge_looks(first, _look([[302, 221]], 30, [0.9]), 0.75, 100)
     assert centres.tolist() == [[302, 221]]
+
+
+def test_preferring_the_first_look_keeps_its_box_even_against_a_surer_second():
+    first = _look([[300, 220]], 40, [0.53])
+    centres, boxes, _ = merge_looks(first, _look([[302, 221]], 30, [0.9]), 0.75, 100,
+                                    prefer_first=True)
+    assert centres.tolist() == [[300, 220]] and boxes[0, 2] - boxes[0, 0] == 40
+    pair = _look([[290, 220], [310, 220]], 20, [0.5, 0.45])  # a pair still replaces it
+    assert len(merge_looks(first, pair, 0.75, 100, prefer_first=True)[0]) == 2
 
 
 def test_an_empty_look_leaves_the_other():
