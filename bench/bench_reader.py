@@ -302,12 +302,15 @@ def main() -> int:
             # runtime; timed here as one batch of that many, the models' cost alone). The
             # detector's second look, when the runtime takes it, is one more detector run,
             # not counted here; the reader p50 rows above include it.
-            # With the cascade, the views per die are those the runtime read on the
-            # synthetic set of the frame's game (Craps: 2 dice, High Roll: 10).
+            # With the cascade, the views per die are those each file read on the
+            # synthetic set of the frame's game (Craps: 2 dice, High Roll: 10): INT8 puts
+            # other places in doubt than FP32 (models/reader.md, session 23).
             for dice, game in ((2, "synthetic craps"), (10, "synthetic throwbox")):
-                mean = per_die.get((game, "fp32")) or float(views) if first < views else views
-                for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", mean),
-                                                         ("int8", ".int8.onnx", mean),
+                def mean(variant: str, game: str = game) -> float:
+                    return (per_die.get((game, variant)) or float(views)) if first < views \
+                        else views
+                for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", mean("fp32")),
+                                                         ("int8", ".int8.onnx", mean("int8")),
                                                          ("fp32", ".onnx", views),
                                                          ("fp32", ".onnx", 1))):
                     t = time_models(models / f"detector{suffix}",
