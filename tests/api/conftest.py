@@ -48,8 +48,22 @@ def pg_url() -> Iterator[str]:
     try:
         yield f"{base}/{name}"
     finally:
-        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _drop(psycopg, name)
+
+
+def _drop(psycopg, name: str, attempts: int = 10) -> None:
+    """Drops a test database. FORCE ends its other sessions, but PostgreSQL waits only 5 s
+    for them to exit and then refuses (`ObjectInUse`); on a loaded 2-core machine a session
+    of the app under test took longer once (session 23's CI), so try again."""
+    for attempt in range(attempts):
+        try:
+            with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            return
+        except psycopg.errors.ObjectInUse:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(1.0)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -155,6 +169,7 @@ def h(make_harness, sqlite_url) -> Harness:
 
 
 @pytest.fixture
-def hb(make_harness, db_url) -> Harness:
-    """A harness on each backend (the storage tests)."""
+def hb(db_url, make_harness) -> Harness:
+    """A harness on each backend (the storage tests). `db_url` comes first so that it is
+    torn down last: the app's clients close before its database is dropped."""
     return make_harness(db_url)

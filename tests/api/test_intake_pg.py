@@ -12,7 +12,8 @@ from dicecall.api.services import rolls as svc
 
 
 @pytest.fixture
-def hp(make_harness, pg_url):
+def hp(pg_url, make_harness):
+    """`pg_url` first, so the clients close before the database is dropped."""
     return make_harness(pg_url)
 
 
