@@ -306,11 +306,10 @@ def main() -> int:
             # synthetic set of the frame's game (Craps: 2 dice, High Roll: 10): INT8 puts
             # other places in doubt than FP32 (models/reader.md, session 23).
             for dice, game in ((2, "synthetic craps"), (10, "synthetic throwbox")):
-                def mean(variant: str, game: str = game) -> float:
-                    return (per_die.get((game, variant)) or float(views)) if first < views \
-                        else views
-                for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", mean("fp32")),
-                                                         ("int8", ".int8.onnx", mean("int8")),
+                mean = {v: (per_die.get((game, v)) or float(views)) if first < views else views
+                        for v in ("fp32", "int8")}
+                for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", mean["fp32"]),
+                                                         ("int8", ".int8.onnx", mean["int8"]),
                                                          ("fp32", ".onnx", views),
                                                          ("fp32", ".onnx", 1))):
                     t = time_models(models / f"detector{suffix}",
