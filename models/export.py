@@ -112,7 +112,8 @@ def calibration_inputs(samples: list[Sample], images: int, crops: int, seed: int
 
 def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
     """Static INT8 quantization, QDQ format, per-channel weights; output activations
-    (sigmoid, exp) stay float so probabilities and sizes keep their resolution.
+    (sigmoid, exp) and the layers that give each output (`output_heads`) stay float, so
+    probabilities, logits and sizes keep their full range and resolution.
 
     Weights use 7 bits (`reduce_range`): x86 CPUs without VNNI multiply uint8 activations by
     int8 weights in pairs summed into int16 (`pmaddubsw`), which saturates with full-range
@@ -141,10 +142,40 @@ def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
     quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
     graph = onnx.load(str(pre)).graph
     keep = [n.name for n in graph.node if n.op_type in ("Sigmoid", "Exp", "Clip")]
+    keep += [n for n in output_heads(graph) if n not in keep]
     quantize_static(str(pre), str(dst), Reader(), quant_format=QuantFormat.QDQ,
                     per_channel=True, activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
     pre.unlink()
+
+
+# Ops that only reshape or pick from a tensor: a graph output made by one of them takes its
+# values from the node before it, so that node is part of the output's head.
+_PASS_THROUGH = {"Slice", "Split", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity",
+                 "Sigmoid", "Exp", "Clip", "Transpose"}
+
+
+def output_heads(graph) -> list[str]:
+    """Names of the nodes that compute each graph output, back through pass-through ops to
+    and including the first Gemm, MatMul or Conv.
+
+    Quantized, such a node's output is clipped to the range the calibration crops gave it
+    (session 23 read it off the committed INT8 reader: its up-margin logit spanned 0 to
+    12.4, so no margin under 22.5 degrees could be read and no die called void; the die
+    logit stopped at -0.61). Kept float, the heads give the FP32 range; they are a few
+    small layers, so the cost in speed is small (`bench/bench_reader.py` measures it).
+    """
+    made_by = {o: n for n in graph.node for o in n.output}
+    names: list[str] = []
+    for out in graph.output:
+        node = made_by.get(out.name)
+        while node is not None:
+            if node.name not in names:
+                names.append(node.name)
+            if node.op_type not in _PASS_THROUGH:
+                break
+            node = made_by.get(node.input[0])
+    return names
 
 
 def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best") -> dict:

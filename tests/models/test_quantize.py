@@ -65,6 +65,13 @@ def test_requantized_reader_keeps_the_contract_with_seven_bit_weights(
     # reduce_range: 7-bit weights, so non-VNNI x86 CPUs cannot saturate their int16 sums.
     assert all(np.abs(w.astype(np.int16)).max() <= 64 for w in weights)
     assert [o.name for o in onnx.load(str(out)).graph.output] == list(READER_OUTPUTS)
+    # Each output comes from a float layer, not a DequantizeLinear: its range is not the
+    # calibration crops' (session 23: a clipped up margin could never call a die void).
+    graph = onnx.load(str(out)).graph
+    made_by = {o: n for n in graph.node for o in n.output}
+    assert {made_by[o.name].op_type for o in graph.output} <= {"Gemm", "Slice", "Sigmoid"}
+    assert all(made_by[made_by[o].input[0]].op_type != "DequantizeLinear"
+               for o in ("tilt_logit", "stacked_logit", "pip_heatmap"))
     assert GEOM_META not in [p.key for p in onnx.load(str(out)).metadata_props]
     # A reader trained on calibrated views says so in its INT8 file too, once.
     stamp_floor_view(fp32)
