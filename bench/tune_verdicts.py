@@ -54,6 +54,11 @@ def main() -> None:
                     help="up margin, degrees, under which a cocked die goes to review")
     ap.add_argument("--reach", type=_floats, default=[VerdictConfig().stack_reach],
                     help="die-on-die: the die beneath within this x the flagged die's side")
+    ap.add_argument("--tilted-edge-deg", type=_floats,
+                    default=[VerdictConfig().tilted_edge_review_deg],
+                    help="review line of the up margin for a die read tilted (rule 14; 0 off)")
+    ap.add_argument("--tilted-edge-tilt", type=float, default=VerdictConfig().tilted_edge_tilt,
+                    help="the tilt at which a die is held to --tilted-edge-deg")
     ap.add_argument("--min-conf", type=_floats, default=[VerdictConfig().min_confidence],
                     help="face probability needed to accept a reading")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
@@ -104,7 +109,7 @@ def main() -> None:
           f"{'pips':>4} "
           f"{'tilt':>5} {'stacked':>7} "
           f"{'ph tilt':>7} {'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
-          f"{'unsafe not valid':>17} "
+          f"{'tedge':>5} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
     for det, die, views, zoom, wide, face, mscale, pip in itertools.product(
             args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
@@ -139,6 +144,7 @@ def main() -> None:
                 args.reads.write_bytes(pickle.dumps(saved))
         _grid(saved[key], args.tilt, args.stacked, args.no_roll_tilt, args.support,
               args.void_deg, args.edge_deg, args.reach, args.min_conf,
+              args.tilted_edge_deg, args.tilted_edge_tilt,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
               f"{pip:>4}")
 
@@ -178,16 +184,18 @@ def tally(reads: list, cfg: VerdictConfig) -> dict[str, int]:
 
 def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list[float],
           supports: list[float], voids: list[float], edges: list[float], reaches: list[float],
-          confs: list[float], prefix: str) -> None:
-    for tilt, stacked, ph, support, void, edge, reach, conf in itertools.product(
-            tilts, stackeds, ph_tilts, supports, voids, edges, reaches, confs):
+          confs: list[float], tilted_edges: list[float], tilted_tilt: float,
+          prefix: str) -> None:
+    for tilt, stacked, ph, support, void, edge, reach, conf, tedge in itertools.product(
+            tilts, stackeds, ph_tilts, supports, voids, edges, reaches, confs, tilted_edges):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
                             no_roll_tilt_threshold=ph, support_reach=support,
                             void_margin_deg=void, edge_review_deg=edge, stack_reach=reach,
-                            min_confidence=conf)
+                            min_confidence=conf, tilted_edge_review_deg=tedge,
+                            tilted_edge_tilt=tilted_tilt)
         n = tally(reads, cfg)
         print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {support:>7} {void:>5} {edge:>5} "
-              f"{reach:>5} {conf:>5} "
+              f"{reach:>5} {conf:>5} {tedge:>5} "
               f"{100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10}")

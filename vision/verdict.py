@@ -68,6 +68,17 @@ class VerdictConfig(BaseModel):
                                    description="a die whose estimated up margin is under this "
                                                "may rest on an edge: review where a cocked die "
                                                "counts, not flat where it is a no roll")
+    # The margin head reads a die balanced near 45 degrees much as a flat one: every Craps
+    # void let through on the suites of sessions 22-24 was read tilted (0.75-1.00) with a
+    # margin of 41-44.6. Where a cocked die counts, a die read this tilted is reviewed under
+    # a higher margin line (docs/verdicts.md, session 24, rule 14). 0 turns it off.
+    tilted_edge_tilt: float = Field(0.7, gt=0.0, le=1.0,
+                                    description="tilt probability at which a die is held to "
+                                                "`tilted_edge_review_deg`")
+    tilted_edge_review_deg: float = Field(
+        0.0, ge=0.0, le=90.0,
+        description="where a cocked die counts, a die with tilt of at least "
+                    "`tilted_edge_tilt` and an up margin under this goes to review (0: off)")
     # A die rests on another only with its centre over the lower one's top face; seen from
     # above the pair is usually one detection and a die short. Where both were found, in the
     # generated suites, offset stacks included (`--stack-offset 0.45`), the flagged die lay
@@ -360,7 +371,9 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
         probs = np.sort(dice.face_probs[i])[::-1]
         margin = float(dice.up_margin[i])  # NaN crosses no line
         void = margin < cfg.void_margin_deg
-        near_edge = void or margin < cfg.edge_review_deg
+        near_edge = void or margin < cfg.edge_review_deg or (
+            profile.cocked_counts and dice.tilt[i] >= cfg.tilted_edge_tilt
+            and margin < cfg.tilted_edge_review_deg)
         if dice.tilt[i] >= tilt_line or near_edge:
             if free[i] and dice.tilt[i] < cfg.unsupported_line and not near_edge:
                 reasons.append(Reason("flag_unsupported", VALID, sec["cocked"], (i,),

@@ -422,3 +422,34 @@ def test_an_edge_die_is_not_lifted_by_the_support_rule_668a_3_h():
     v = verdict(dice((100, 100, 3), (250, 150, 5, {"tilt": 0.2, "margin": 2.0})),
                 profile(PROPS), WALLED)
     assert v.status == NO_ROLL and "cocked" in {r.code for r in v.reasons}
+
+
+TILTED = VerdictConfig(tilted_edge_tilt=0.7, tilted_edge_review_deg=44.5)
+
+
+@pytest.mark.parametrize(("game", "tilt", "margin", "status"), [
+    (CRAPS, 0.7, 44.49, REVIEW), (CRAPS, 0.7, 44.5, VALID), (CRAPS, 0.69, 44.49, VALID),
+    (CRAPS, 0.99, 41.0, REVIEW), (CRAPS, 0.99, np.nan, VALID),
+    (HIGH, 0.8, 43.0, REVIEW), (HIGH, 0.6, 43.0, VALID)])
+def test_a_die_read_tilted_is_reviewed_under_a_higher_margin_623a_9_c_675a_4_d(
+        game, tilt, margin, status):
+    """Rule 14 (docs/verdicts.md, session 24): a die balanced near 45 degrees reads an up
+    margin near a flat die's, over the review line; read this tilted, the boxperson decides
+    whether it rests on one side or two (623a.9(b)-(c), 675a.4(c)-(d))."""
+    n = 2 if game == CRAPS else 10
+    specs = [(30 * k + 10, 50, 2) for k in range(n - 1)] + [
+        (200, 120, 5, {"tilt": tilt, "margin": margin})]
+    v = verdict(dice(*specs), profile(game), ZONES, TILTED)
+    assert v.status == status
+    assert ("cocked_near_edge" in {r.code for r in v.reasons}) == (status == REVIEW)
+    # Off (the default until the rule is judged): only the 40-degree line.
+    off = verdict(dice(*specs), profile(game), ZONES, VerdictConfig(
+        tilted_edge_review_deg=0.0))
+    assert off.status == VALID
+
+
+def test_the_tilted_review_line_does_not_touch_props_hops_668a_3_h():
+    """In Props & Hops a die this tilted is already not flat: a no roll, never a review."""
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 44.0})), profile(PROPS),
+                WALLED, TILTED)
+    assert v.status == NO_ROLL and {r.code for r in v.reasons} == {"cocked"}
