@@ -14,7 +14,8 @@ Accuracy, FP32 and INT8, on:
 Speed, in one interleaved run with the same onnxruntime and threads: the reader's p50 from a
 decoded frame to `Dice` for a two-dice and a ten-dice frame, and over every two-dice frame of
 the craps set (each read runs // 10 times), and the two models alone against
-the peer YOLO11n-320 (`../shared/peers/`). Beside the runtime (FP32, INT8): FP32 reading each
+the peer YOLO11n-320 (`../shared/peers/`). Beside the runtime (FP32, INT8, and int8r: the
+INT8 reader behind the FP32 detector, session 24): FP32 reading each
 crop once (fp32x1), FP32 with the detector looking once, without its zoomed second look
 (fp32z0), and, while the runtime reads one view first and the rest only for a die in doubt,
 FP32 reading every die in all views (fp32all). The views read per die found are printed for
@@ -79,6 +80,16 @@ class _Counting:
         return getattr(self.session, name)
 
 
+def _files(variant: str) -> tuple[str, str]:
+    """(detector, reader) file names of a variant: fp32*, int8*, or int8r, the INT8 reader
+    behind the FP32 detector (session 24: the INT8 detector's boxes moved the tilt of shallow
+    leans across the Props & Hops line; `models/reader.md`)."""
+    if variant == "int8r":
+        return "detector.onnx", "reader.int8.onnx"
+    suffix = ".int8.onnx" if variant.startswith("int8") else ".onnx"
+    return f"detector{suffix}", f"reader{suffix}"
+
+
 def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None,
             first_views: int | None = None, counts: bool = True):
     """A reader of `variant`, set up for a game where a cocked die counts (Craps, High Roll:
@@ -88,11 +99,10 @@ def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | 
     from dicecall.vision.config import ReaderConfig, for_game
     from dicecall.vision.reader import DiceReader
 
-    suffix = ".int8.onnx" if variant.startswith("int8") else ".onnx"
+    det, read = _files(variant)
     zoom = ReaderConfig().zoom_below if zoom is None else zoom
     first = ReaderConfig().first_views if first_views is None else first_views
-    reader = DiceReader(for_game(ReaderConfig(detector=models / f"detector{suffix}",
-                                              reader=models / f"reader{suffix}",
+    reader = DiceReader(for_game(ReaderConfig(detector=models / det, reader=models / read,
                                               threads=threads, views=views, zoom_below=zoom,
                                               first_views=first), counts))
     reader.reader = _Counting(reader.reader)
@@ -256,7 +266,7 @@ def main() -> int:
         first = min(ReaderConfig().first_views if args.first_views is None
                     else args.first_views, views)
         readers = {v: _reader(models, v, args.threads, views, zoom, first)
-                   for v in ("fp32", "int8")}
+                   for v in ("fp32", "int8", "int8r")}
         if first < views:  # every die read in every view, as before the cascade
             readers["fp32all"] = _reader(models, "fp32", args.threads, views, zoom, views)
         if views > 1:  # the same models reading each crop once, for comparison
@@ -265,7 +275,7 @@ def main() -> int:
             readers["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first)
         # The same cascades where the tilt alone puts a die in doubt (Props & Hops, real).
         strict = {v: _reader(models, v, args.threads, views, zoom, first, counts=False)
-                  for v in ("fp32", "int8")} if first < views else {}
+                  for v in ("fp32", "int8", "int8r")} if first < views else {}
         if first < views and zoom > 0:
             strict["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first, False)
         from dicecall.vision.verdict import VerdictConfig
@@ -307,13 +317,13 @@ def main() -> int:
             # other places in doubt than FP32 (models/reader.md, session 23).
             for dice, game in ((2, "synthetic craps"), (10, "synthetic throwbox")):
                 mean = {v: (per_die.get((game, v)) or float(views)) if first < views else views
-                        for v in ("fp32", "int8")}
-                for variant, suffix, v in dict.fromkeys((("fp32", ".onnx", mean["fp32"]),
-                                                         ("int8", ".int8.onnx", mean["int8"]),
-                                                         ("fp32", ".onnx", views),
-                                                         ("fp32", ".onnx", 1))):
-                    t = time_models(models / f"detector{suffix}",
-                                    models / f"reader{suffix}", args.peer, args.runs,
+                        for v in ("fp32", "int8", "int8r")}
+                for variant, v in dict.fromkeys((("fp32", mean["fp32"]),
+                                                 ("int8", mean["int8"]),
+                                                 ("int8r", mean["int8r"]),
+                                                 ("fp32", views), ("fp32", 1))):
+                    det, read = _files(variant)
+                    t = time_models(models / det, models / read, args.peer, args.runs,
                                     max(1, round(dice * v)))
                     ours = t["detector"]["median_ms"] + t["reader"]["median_ms"]
                     what = f"{dice} dice x {v:.2f} views, {variant}"
