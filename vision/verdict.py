@@ -71,12 +71,14 @@ class VerdictConfig(BaseModel):
     # The margin head reads a die balanced near 45 degrees much as a flat one: every Craps
     # void let through on the suites of sessions 22-24 was read tilted (0.75-1.00) with a
     # margin of 41-44.6. Where a cocked die counts, a die read this tilted is reviewed under
-    # a higher margin line (docs/verdicts.md, session 24, rule 14). 0 turns it off.
+    # a higher margin line (docs/verdicts.md, session 24, rule 14: on the untouched FRESH50,
+    # Craps and High Roll, 2 unsafe rolls of 2,434 through instead of 3, for 1.32 points of
+    # good rolls valid). 0 turns it off.
     tilted_edge_tilt: float = Field(0.7, gt=0.0, le=1.0,
                                     description="tilt probability at which a die is held to "
                                                 "`tilted_edge_review_deg`")
     tilted_edge_review_deg: float = Field(
-        0.0, ge=0.0, le=90.0,
+        44.5, ge=0.0, le=90.0,
         description="where a cocked die counts, a die with tilt of at least "
                     "`tilted_edge_tilt` and an up margin under this goes to review (0: off)")
     # A die rests on another only with its centre over the lower one's top face; seen from

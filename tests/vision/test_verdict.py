@@ -83,7 +83,7 @@ ROWS = [
      [(30 * k + 10, 50, 2, {"tilt": 0.3, "margin": 25.0} if k == 1 else {})
       for k in range(10)], REVIEW, "cocked_near_edge"),
     ("623a.9(b) leaning on one side, counts", CRAPS,
-     [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 43.0})], VALID, "cocked_counts"),
+     [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 45.0})], VALID, "cocked_counts"),
     ("623a.8(c)(3) at rest on the bank chips", CRAPS, [TWO[0], (450, 50, 6)], REVIEW,
      "rest_on_bank_chips"),
     ("623a.9(c) low confidence", CRAPS, [TWO[0], (200, 120, 5, {"p": 0.7})], REVIEW,
@@ -411,7 +411,8 @@ def test_void_margin_boundaries_623a_9_b(margin, status):
     """Under `void_margin_deg` a cocked die rests on more than one side (623a.9(b)); under
     `edge_review_deg` it may, and the boxperson decides (623a.9(c)); a reader without the
     margin output (NaN) leaves the call to the face probabilities."""
-    cfg = VerdictConfig(void_margin_deg=15.0, edge_review_deg=30.0)
+    # The higher line for a die read tilted (rule 14) is off: these are the two lines alone.
+    cfg = VerdictConfig(void_margin_deg=15.0, edge_review_deg=30.0, tilted_edge_review_deg=0.0)
     v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": margin})), profile(CRAPS),
                 ZONES, cfg)
     assert v.status == status
@@ -442,7 +443,7 @@ def test_a_die_read_tilted_is_reviewed_under_a_higher_margin_623a_9_c_675a_4_d(
     v = verdict(dice(*specs), profile(game), ZONES, TILTED)
     assert v.status == status
     assert ("cocked_near_edge" in {r.code for r in v.reasons}) == (status == REVIEW)
-    # Off (the default until the rule is judged): only the 40-degree line.
+    # Off: only the 40-degree line.
     off = verdict(dice(*specs), profile(game), ZONES, VerdictConfig(
         tilted_edge_review_deg=0.0))
     assert off.status == VALID
