@@ -78,6 +78,9 @@ def main() -> None:
                     help="second looks: one window per cluster of dice, at most this many")
     ap.add_argument("--zoom-prefer-first", action="store_true",
                     help="a die both looks found keeps the first look's box")
+    ap.add_argument("--sure-margin", type=float, default=ReaderConfig().sure_margin,
+                    help="a die whose first view reads an up margin under this is read in "
+                         "every view (the cascade's margin doubt)")
     ap.add_argument("--sure-no-die", type=float, default=ReaderConfig().sure_no_die,
                     help="a first reading under this die-or-not probability is not read "
                          "again (0: every place in doubt is, as before session 23)")
@@ -121,7 +124,8 @@ def main() -> None:
                                        crop_scale=args.crop_scale, zoom_to=args.zoom_to,
                                        zoom_clusters=args.zoom_clusters,
                                        zoom_prefer_first=args.zoom_prefer_first,
-                                       sure_no_die=args.sure_no_die),
+                                       sure_no_die=args.sure_no_die,
+                                       sure_margin=args.sure_margin),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
