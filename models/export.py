@@ -23,6 +23,7 @@ from dicecall.models.contract import (
 from dicecall.models.crops import die_size
 from dicecall.models.data import Sample, load_folder, read_rgb
 from dicecall.models.nets import Detector, reader_for
+from dicecall.models.qdq import output_heads
 from dicecall.models.trainloop import load_checkpoint
 
 
@@ -112,8 +113,9 @@ def calibration_inputs(samples: list[Sample], images: int, crops: int, seed: int
 
 def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
     """Static INT8 quantization, QDQ format, per-channel weights; output activations
-    (sigmoid, exp) and the layers that give each output (`output_heads`) stay float, so
-    probabilities, logits and sizes keep their full range and resolution.
+    (sigmoid, exp) and the layers that give each output (`qdq.output_heads`) stay float, so
+    probabilities, logits and sizes keep their full range and resolution; they are a few
+    small layers, so the cost in speed is small (`bench/bench_reader.py` measures it).
 
     Weights use 7 bits (`reduce_range`): x86 CPUs without VNNI multiply uint8 activations by
     int8 weights in pairs summed into int16 (`pmaddubsw`), which saturates with full-range
@@ -147,35 +149,6 @@ def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
                     per_channel=True, activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
     pre.unlink()
-
-
-# Ops that only reshape or pick from a tensor: a graph output made by one of them takes its
-# values from the node before it, so that node is part of the output's head.
-_PASS_THROUGH = {"Slice", "Split", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity",
-                 "Sigmoid", "Exp", "Clip", "Transpose"}
-
-
-def output_heads(graph) -> list[str]:
-    """Names of the nodes that compute each graph output, back through pass-through ops to
-    and including the first Gemm, MatMul or Conv.
-
-    Quantized, such a node's output is clipped to the range the calibration crops gave it
-    (session 23 read it off the committed INT8 reader: its up-margin logit spanned 0 to
-    12.4, so no margin under 22.5 degrees could be read and no die called void; the die
-    logit stopped at -0.61). Kept float, the heads give the FP32 range; they are a few
-    small layers, so the cost in speed is small (`bench/bench_reader.py` measures it).
-    """
-    made_by = {o: n for n in graph.node for o in n.output}
-    names: list[str] = []
-    for out in graph.output:
-        node = made_by.get(out.name)
-        while node is not None:
-            if node.name not in names:
-                names.append(node.name)
-            if node.op_type not in _PASS_THROUGH:
-                break
-            node = made_by.get(node.input[0])
-    return names
 
 
 def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best") -> dict:

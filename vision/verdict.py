@@ -68,9 +68,10 @@ class VerdictConfig(BaseModel):
                                    description="a die whose estimated up margin is under this "
                                                "may rest on an edge: review where a cocked die "
                                                "counts, not flat where it is a no roll")
-    # The margin head reads a die balanced near 45 degrees much as a flat one: every Craps
-    # void let through on the suites of sessions 22-24 was read tilted (0.75-1.00) with a
-    # margin of 41-44.6. Where a cocked die counts, a die read this tilted is reviewed under
+    # The margin head reads a die balanced near 45 degrees much as a flat one: the Craps
+    # voids let through on the suites of sessions 22-24 were read tilted (0.75-1.00) with a
+    # margin of 40.4-44.6, all but one (tilt 0.14, which no line of these outputs holds).
+    # Where a cocked die counts, a die read this tilted is reviewed under
     # a higher margin line (docs/verdicts.md, session 24, rule 14: on the untouched FRESH50,
     # Craps and High Roll, 2 unsafe rolls of 2,434 through instead of 3, for 1.32 points of
     # good rolls valid). 0 turns it off.

@@ -15,6 +15,7 @@ import pytest
 ort = pytest.importorskip("onnxruntime")
 
 from dicecall.models import contract  # noqa: E402
+from dicecall.models.qdq import clipped_outputs  # noqa: E402
 from dicecall.vision.reader import reader_feeds  # noqa: E402
 
 MODELS = Path(contract.__file__).resolve().parent
@@ -85,28 +86,11 @@ def test_card_sha256_matches_file() -> None:
             assert hashlib.sha256((MODELS / name).read_bytes()).hexdigest() == digest, name
 
 
-def _clipped_outputs(path: Path) -> list[str]:
-    """The graph outputs a QDQ file computes through a DequantizeLinear: their values can
-    never leave the uint8 range the calibration crops gave them."""
-    onnx = pytest.importorskip("onnx")
-    graph = onnx.load(str(path)).graph
-    made_by = {o: n for n in graph.node for o in n.output}
-    passing = {"Slice", "Split", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity",
-               "Sigmoid", "Exp", "Clip", "Transpose"}
-    clipped = []
-    for out in graph.output:
-        node = made_by.get(out.name)
-        while node is not None and node.op_type in passing:
-            node = made_by.get(node.input[0])
-        if node is not None and node.op_type == "DequantizeLinear":
-            clipped.append(out.name)
-    return clipped
-
-
 def test_int8_reader_gives_every_output_at_full_range() -> None:
     """Session 23 found the INT8 reader's up-margin logit clipped to 0-12.4, so it could
     never read a margin under 22.5 degrees nor call a die void (`docs/verdicts.md`)."""
     path = MODELS / "reader.int8.onnx"
     if not path.is_file():
         pytest.skip("reader.int8.onnx is not committed")
-    assert _clipped_outputs(path) == []
+    onnx = pytest.importorskip("onnx")
+    assert clipped_outputs(onnx.load(str(path)).graph) == []
