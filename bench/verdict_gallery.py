@@ -1,10 +1,10 @@
 """Pictures of the dice behind verdict errors, for the notes of people who plan (issue 6).
 
-Each case is a roll kept by `tune_verdicts.py --reads`: the die of interest (the first
-labelled die that is stacked or cocked) is cut out at 3.2 sides, its label box drawn, and
-captioned with its truth and what the runtime read:
+Each case is a roll kept by `tune_verdicts.py --reads`: the die of interest (labelled die K
+for IMAGE#K, else the first labelled die that is stacked or cocked) is cut out at 3.2
+sides, its label box drawn, and captioned with its truth and what the runtime read:
 
-    python bench/verdict_gallery.py --out docs/PNG READS.pkl:DATA_DIR:IMAGE:CAPTION ...
+    python bench/verdict_gallery.py --out docs/PNG READS.pkl:DATA_DIR:IMAGE[#K]:CAPTION ...
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from dicecall.vision.scoring import match
 SIDE = 240
 
 
-def tile(rec, dice, frame: np.ndarray, caption: str) -> np.ndarray:
+def tile(rec, dice, frame: np.ndarray, caption: str, die: int | None = None) -> np.ndarray:
     boxes = np.array([d.box for d in rec.dice], np.float32).reshape(-1, 4)
     found = {g: p for p, g in match(dice.centers, boxes)}
-    g = next(k for k, d in enumerate(rec.dice) if d.stacked or d.cocked)
+    g = die if die is not None else next(k for k, d in enumerate(rec.dice)
+                                         if d.stacked or d.cocked)
     lab, b = rec.dice[g], boxes[g]
     half = int(1.6 * max(b[2] - b[0], b[3] - b[1]))
     x0, y0 = int((b[0] + b[2]) / 2) - half, int((b[1] + b[3]) / 2) - half
@@ -37,7 +38,8 @@ def tile(rec, dice, frame: np.ndarray, caption: str) -> np.ndarray:
     cv2.rectangle(img, (int((b[0] - x0) * s), int((b[1] - y0) * s)),
                   (int((b[2] - x0) * s), int((b[3] - y0) * s)), (0, 0, 255), 1)
     truth = ("on a die" if lab.stacked
-             else f"tilt {lab.tilt_deg:.1f}, margin {lab.up_margin_deg:.1f}")
+             else f"tilt {lab.tilt_deg:.1f}, margin {lab.up_margin_deg:.1f}" if lab.cocked
+             else "flat")
     p = found.get(g)
     read = "missed" if p is None else (f"tilt {dice.tilt[p]:.2f} st {dice.stacked[p]:.2f} "
                                        f"m {dice.up_margin[p]:.1f}")
@@ -59,6 +61,7 @@ def main() -> None:
     tiles = []
     for case in args.cases:
         pkl, data, image, caption = case.split(":", 3)
+        image, _, die = image.partition("#")
         if pkl not in reads:
             saved = _load(Path(pkl))
             if len(saved) != 1:
@@ -66,8 +69,8 @@ def main() -> None:
             reads[pkl] = next(iter(saved.values()))
         scene, rec, _, _, dice = next(r for r in reads[pkl] if r[1].image == image)
         frame = load_image(Path(data) / scene / rec.image)
-        tiles.append(np.pad(tile(rec, dice, frame, caption), ((0, 0), (0, 4), (0, 0)),
-                            constant_values=255))
+        tiles.append(np.pad(tile(rec, dice, frame, caption, int(die) if die else None),
+                            ((0, 0), (0, 4), (0, 0)), constant_values=255))
     cv2.imwrite(str(args.out), np.concatenate(tiles, axis=1), [cv2.IMWRITE_PNG_COMPRESSION, 9])
 
 
