@@ -17,6 +17,7 @@ import numpy as np
 from tune_verdicts import _load
 
 from dicecall.vision.images import load_image
+from dicecall.vision.preprocess import crops
 from dicecall.vision.scoring import match
 
 SIDE = 240
@@ -28,12 +29,12 @@ def tile(rec, dice, frame: np.ndarray, caption: str, die: int | None = None) -> 
     g = die if die is not None else next(k for k, d in enumerate(rec.dice)
                                          if d.stacked or d.cocked)
     lab, b = rec.dice[g], boxes[g]
-    half = int(1.6 * max(b[2] - b[0], b[3] - b[1]))
-    x0, y0 = int((b[0] + b[2]) / 2) - half, int((b[1] + b[3]) / 2) - half
-    pad = cv2.copyMakeBorder(frame, 2 * half, 2 * half, 2 * half, 2 * half,
-                             cv2.BORDER_CONSTANT, value=(40, 40, 40))
-    cut = pad[y0 + 2 * half:y0 + 4 * half, x0 + 2 * half:x0 + 4 * half]
-    img = cv2.resize(cut, (SIDE, SIDE), interpolation=cv2.INTER_AREA)
+    half = 1.6 * max(b[2] - b[0], b[3] - b[1])
+    x0, y0 = (b[0] + b[2]) / 2 - half, (b[1] + b[3]) / 2 - half
+    # The runtime's own crop (the reader's and the failure gallery's, models/gallery.py).
+    cut = crops(frame, np.array([[x0 + half, y0 + half]], np.float32),
+                np.array([2 * half], np.float32), SIDE)
+    img = np.ascontiguousarray((cut[0].transpose(1, 2, 0)[:, :, ::-1] * 255).astype(np.uint8))
     s = SIDE / (2 * half)
     cv2.rectangle(img, (int((b[0] - x0) * s), int((b[1] - y0) * s)),
                   (int((b[2] - x0) * s), int((b[3] - y0) * s)), (0, 0, 255), 1)
@@ -67,7 +68,10 @@ def main() -> None:
             if len(saved) != 1:
                 raise SystemExit(f"{pkl}: {len(saved)} reads kept; give a file with one")
             reads[pkl] = next(iter(saved.values()))
-        scene, rec, _, _, dice = next(r for r in reads[pkl] if r[1].image == image)
+        hit = next((r for r in reads[pkl] if r[1].image == image), None)
+        if hit is None:
+            raise SystemExit(f"{pkl}: no roll {image} in the reads")
+        scene, rec, _, _, dice = hit
         frame = load_image(Path(data) / scene / rec.image)
         tiles.append(np.pad(tile(rec, dice, frame, caption, int(die) if die else None),
                             ((0, 0), (0, 4), (0, 0)), constant_values=255))

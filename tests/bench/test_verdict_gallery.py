@@ -58,3 +58,12 @@ def test_a_read_of_the_die_is_captioned_and_a_miss_says_so(tmp_path, monkeypatch
                         lambda img, text, *a, **k: texts.append(text) or real(img, text, *a, **k))
     vg.tile(rec, dice, frame, "void")
     assert any(word in t for t in texts), texts
+
+
+def test_a_roll_not_in_the_reads_is_a_clear_error(tmp_path, monkeypatch):
+    case = f"{_case(tmp_path, True)}:{tmp_path}:craps_0000099.jpg:absent"
+    monkeypatch.setattr(sys, "argv", ["verdict_gallery.py", "--out", str(tmp_path / "g.png"),
+                                      case])
+    with pytest.raises(SystemExit, match=r"no roll craps_0000099\.jpg"):
+        vg.main()
+    assert not (tmp_path / "g.png").exists()
