@@ -80,14 +80,17 @@ class _Counting:
         return getattr(self.session, name)
 
 
-def _files(variant: str) -> tuple[str, str]:
-    """(detector, reader) file names of a variant: fp32*, int8*, or int8r, the INT8 reader
-    behind the FP32 detector (session 24: the INT8 detector's boxes moved the tilt of shallow
-    leans across the Props & Hops line; `models/reader.md`)."""
+def _files(variant: str) -> tuple[str, str, str | None]:
+    """(detector, reader, thrown detector) file names of a variant: fp32*, int8*, or int8r,
+    the INT8 reader behind the FP32 detectors (session 24: the INT8 detector's boxes moved
+    the tilt of shallow leans across the Props & Hops line; `models/reader.md`). The thrown
+    detector reads where a cocked die counts (Craps, High Roll; `vision.config.for_game`);
+    the INT8 pair has none and reads every game behind the INT8 detector."""
     if variant == "int8r":
-        return "detector.onnx", "reader.int8.onnx"
-    suffix = ".int8.onnx" if variant.startswith("int8") else ".onnx"
-    return f"detector{suffix}", f"reader{suffix}"
+        return "detector.onnx", "reader.int8.onnx", "detector.thrown.onnx"
+    if variant.startswith("int8"):
+        return "detector.int8.onnx", "reader.int8.onnx", None
+    return "detector.onnx", "reader.onnx", "detector.thrown.onnx"
 
 
 def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None,
@@ -99,11 +102,13 @@ def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | 
     from dicecall.vision.config import ReaderConfig, for_game
     from dicecall.vision.reader import DiceReader
 
-    det, read = _files(variant)
+    det, read, thrown = _files(variant)
+    thrown = models / thrown if thrown and (models / thrown).is_file() else None
     zoom = ReaderConfig().zoom_below if zoom is None else zoom
     first = ReaderConfig().first_views if first_views is None else first_views
     reader = DiceReader(for_game(ReaderConfig(detector=models / det, reader=models / read,
-                                              threads=threads, views=views, zoom_below=zoom,
+                                              thrown_detector=thrown, threads=threads,
+                                              views=views, zoom_below=zoom,
                                               first_views=first), counts))
     reader.reader = _Counting(reader.reader)
     detect, reader.found = reader.detect, 0
@@ -322,7 +327,7 @@ def main() -> int:
                                                  ("int8", mean["int8"]),
                                                  ("int8r", mean["int8r"]),
                                                  ("fp32", views), ("fp32", 1))):
-                    det, read = _files(variant)
+                    det, read, _ = _files(variant)  # the thrown detector costs the same
                     t = time_models(models / det, models / read, args.peer, args.runs,
                                     max(1, round(dice * v)))
                     ours = t["detector"]["median_ms"] + t["reader"]["median_ms"]

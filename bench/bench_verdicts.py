@@ -115,11 +115,14 @@ def run_scene_type(readers: GameReaders, scene: str, folder: Path, vcfg=None,
 
 
 def with_models(cfg: ReaderConfig, folder: Path | None) -> ReaderConfig:
-    """`cfg` reading with FOLDER/detector.onnx and FOLDER/reader.onnx (None: as it is)."""
+    """`cfg` reading with FOLDER/detector.onnx and FOLDER/reader.onnx (None: as it is), and
+    in Craps and High Roll FOLDER/detector.thrown.onnx, or detector.onnx where it has none."""
     if folder is None:
         return cfg
+    thrown = folder / "detector.thrown.onnx"
     return cfg.model_copy(update={"detector": folder / "detector.onnx",
-                                  "reader": folder / "reader.onnx"})
+                                  "reader": folder / "reader.onnx",
+                                  "thrown_detector": thrown if thrown.is_file() else None})
 
 
 def main() -> None:

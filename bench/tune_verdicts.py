@@ -135,6 +135,8 @@ def main() -> None:
             key += (_doubt(cfg),)
         if cfg.crop_scale != ReaderConfig().crop_scale:  # reads kept before session 22 lack it
             key += (("crop_scale", cfg.crop_scale),)
+        if cfg.thrown_detector is not None:  # Craps and High Roll's own (session 25)
+            key += (("thrown", _digest(cfg.thrown_detector)),)
         if key not in saved:
             readers, reads = GameReaders(cfg), []
             for scene in SCENES:

@@ -114,7 +114,9 @@ class ReaderSection(_Strict):
                                     description="views read first for every die, the rest "
                                     "only for a die in doubt (default: the reader's, "
                                     "vision/config.py)")
-    detector: Path | None = Field(None, description="detector ONNX (default: bundled)")
+    detector: Path | None = Field(None, description="detector ONNX for every game (default: "
+                                  "bundled, detector.thrown.onnx in Craps and High Roll; "
+                                  "vision/config.py)")
     reader: Path | None = Field(None, description="crop reader ONNX (default: bundled)")
 
 

@@ -46,8 +46,8 @@ def _reader(cfg: EdgeConfig, view=None):
     base = {"threads": cfg.reader.threads, "views": cfg.reader.views}
     if cfg.reader.first_views is not None:
         base["first_views"] = cfg.reader.first_views
-    if cfg.reader.detector is not None:
-        base["detector"] = cfg.reader.detector
+    if cfg.reader.detector is not None:  # the integrator's detector, in every game
+        base["detector"], base["thrown_detector"] = cfg.reader.detector, None
     if cfg.reader.reader is not None:
         base["reader"] = cfg.reader.reader
     rcfg = ReaderConfig(**base)

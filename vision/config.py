@@ -16,6 +16,15 @@ class ReaderConfig(BaseModel):
 
     detector: Path = Field(MODELS_DIR / "detector.onnx", description="detector ONNX file")
     reader: Path = Field(MODELS_DIR / "reader.onnx", description="crop reader ONNX file")
+    # Where a cocked die counts (Craps, High Roll) the dice are thrown onto a table or into
+    # a box, and the tilt flag changes no call on its own; there a detector fine-tuned on
+    # newer scenes finds more of the touching dice and dice by chips. In the shaker (Props &
+    # Hops) the tilt line was set behind `detector`'s boxes and stays with it
+    # (docs/verdicts.md, session 25, rule 15; `for_game` makes the swap).
+    thrown_detector: Path | None = Field(
+        MODELS_DIR / "detector.thrown.onnx",
+        description="detector ONNX file for games where a cocked die counts (Craps, High "
+                    "Roll); None: `detector` in every game")
     det_size: int = Field(320, ge=64, le=1280, multiple_of=32,
                           description="detector input side in pixels (model card)")
     crop_size: int = Field(64, ge=16, le=256, description="reader crop side in pixels")
@@ -143,5 +152,11 @@ def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
     """`cfg` for a table whose game lets a cocked die count (Craps, High Roll: 623a.9(b),
     675a.4(c)). There the tilt changes the call of a die only through its up margin and its
     two best faces, which put it in doubt themselves, so the tilt alone puts no die in doubt;
-    where a cocked die is a no roll (Props & Hops, 668a.3(h)) it does."""
-    return cfg.model_copy(update={"sure_tilt": 1.0}) if cocked_counts else cfg
+    where a cocked die is a no roll (Props & Hops, 668a.3(h)) it does. There the dice are
+    found by `thrown_detector` when one is set (docs/verdicts.md, session 25, rule 15)."""
+    if not cocked_counts:
+        return cfg
+    update: dict = {"sure_tilt": 1.0}
+    if cfg.thrown_detector is not None:
+        update["detector"] = cfg.thrown_detector
+    return cfg.model_copy(update=update)

@@ -151,3 +151,27 @@ def test_the_reader_puts_dice_in_doubt_by_the_tables_game():
                     "props-and-hops": ReaderConfig().sure_tilt}
     two = cfg.model_copy(update={"reader": cfg.reader.model_copy(update={"first_views": 2})})
     assert _reader(two).config.first_views == 2
+
+
+def test_the_thrown_games_find_dice_with_their_own_detector_unless_one_is_named(tmp_path):
+    # docs/verdicts.md, session 25, rule 15: Craps and High Roll behind detector.thrown.onnx,
+    # Props & Hops behind the detector its tilt line was set with; a detector the
+    # integrator names is used in every game.
+    import shutil
+    from pathlib import Path
+
+    from dicecall.edge.reading import _reader
+    from dicecall.vision.config import ReaderConfig
+
+    cfg = load_config(Path(__file__).parents[2] / "docs" / "edge-table.example.yaml")
+    cfg = cfg.model_copy(update={"model_profile": None})
+    games = ("craps", "high-roll-dice", "props-and-hops")
+    used = {g: _reader(cfg.model_copy(update={"game": g})).config.detector for g in games}
+    assert used == {"craps": ReaderConfig().thrown_detector,
+                    "high-roll-dice": ReaderConfig().thrown_detector,
+                    "props-and-hops": ReaderConfig().detector}
+    assert used["craps"] != used["props-and-hops"]
+    mine = shutil.copy(ReaderConfig().detector, tmp_path / "mine.onnx")
+    named = cfg.model_copy(update={"reader": cfg.reader.model_copy(update={"detector": mine})})
+    assert {_reader(named.model_copy(update={"game": g})).config.detector for g in games} == {
+        Path(mine)}

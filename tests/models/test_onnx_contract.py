@@ -24,6 +24,7 @@ ORT_TYPES = {"tensor(float)": "float32"}
 CASES = [
     ("detector", "detector.onnx", contract.DETECTOR_INPUTS, contract.DETECTOR_OUTPUTS),
     ("detector", "detector.int8.onnx", contract.DETECTOR_INPUTS, contract.DETECTOR_OUTPUTS),
+    ("detector", "detector.thrown.onnx", contract.DETECTOR_INPUTS, contract.DETECTOR_OUTPUTS),
     ("reader", "reader.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
     ("reader", "reader.int8.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
 ]

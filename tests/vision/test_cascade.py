@@ -115,6 +115,15 @@ def test_where_a_cocked_die_counts_the_tilt_alone_puts_no_die_in_doubt():
     assert for_game(cfg, cocked_counts=False) == cfg
 
 
+def test_where_a_cocked_die_counts_the_thrown_detector_finds_the_dice():
+    # docs/verdicts.md, session 25, rule 15; None keeps one detector for every game.
+    cfg = ReaderConfig()
+    assert for_game(cfg, cocked_counts=True).detector == cfg.thrown_detector != cfg.detector
+    assert for_game(cfg, cocked_counts=False).detector == cfg.detector
+    one = cfg.model_copy(update={"thrown_detector": None})
+    assert for_game(one, cocked_counts=True).detector == cfg.detector
+
+
 def test_a_place_surely_no_die_is_read_once_and_then_dropped_as_before():
     """The die-or-not line that drops a place (`die_threshold`, 0.6) is far above
     `sure_no_die`; the runtime's four-view reading dropped such places as well."""
