@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-GAMES = ("craps", "mini-craps", "props-and-hops", "high-roll-dice", "high-roll-dice-6")
+from dicecall.vision.profiles import GAMES
 
 
 class ConfigError(ValueError):

@@ -14,6 +14,23 @@ THREADS = typer.Option(help="onnxruntime intra-op threads", min=1, max=16)
 VIEWS = typer.Option(help="turned views of each die's crop read and averaged (1-8): one for "
                      "every die, all of them for a die in doubt", min=1,
                      max=8)
+GAME = typer.Option(help="read as a table of this game reads (its detector and what puts a "
+                    "die in doubt: vision/config.py `for_game`); default: no game, "
+                    "detector.onnx")
+
+
+def _reader(threads: int, views: int, game: str | None):
+    """The reader the command uses; `game` (`profiles.GAMES`) reads as that game's table."""
+    from .config import ReaderConfig, for_game
+    from .profiles import GAMES, profile
+    from .reader import DiceReader
+
+    cfg = ReaderConfig(threads=threads, views=views)
+    if game is not None:
+        if game not in GAMES:
+            raise typer.BadParameter(f"--game {game!r}: one of {', '.join(GAMES)}")
+        cfg = for_game(cfg, profile(game).cocked_counts)
+    return DiceReader(cfg)
 
 
 def predict(
@@ -21,13 +38,12 @@ def predict(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per image")] = False,
     threads: Annotated[int, THREADS] = 2,
     views: Annotated[int, VIEWS] = 4,
+    game: Annotated[str | None, GAME] = None,
 ) -> None:
     """Find every die and read its top face (contract: DESIGN.md, Judging the reader)."""
-    from .config import ReaderConfig
     from .images import ImageError, load_image
-    from .reader import DiceReader
 
-    reader = DiceReader(ReaderConfig(threads=threads, views=views))
+    reader = _reader(threads, views, game)
     failed = 0
     for path in images:
         try:
@@ -60,16 +76,15 @@ def evaluate(
     as_json: Annotated[bool, typer.Option("--json")] = False,
     threads: Annotated[int, THREADS] = 2,
     views: Annotated[int, VIEWS] = 4,
+    game: Annotated[str | None, GAME] = None,
 ) -> None:
     """Score the reader: dice found, face right, false detections per image, confusion."""
-    from .config import ReaderConfig
     from .evaluate import evaluate_folder
-    from .reader import DiceReader
     from .scoring import confusion_png
 
     if not folder.is_dir():
         raise typer.BadParameter(f"{folder} is not a folder")
-    reader = DiceReader(ReaderConfig(threads=threads, views=views))
+    reader = _reader(threads, views, game)
     try:
         result = evaluate_folder(reader, folder)
     except ValueError as exc:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+GAMES = ("craps", "mini-craps", "props-and-hops", "high-roll-dice", "high-roll-dice-6")
+
 
 @dataclass(frozen=True)
 class GameProfile:

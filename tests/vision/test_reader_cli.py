@@ -97,3 +97,31 @@ def test_predict_reads_with_the_views_asked_for(monkeypatch):
     assert faces["1"] == faces["4"] and len(faces["1"]) == 2
     res = CliRunner().invoke(app, ["predict", "--views", "9", good])
     assert res.exit_code == 2 and "--views" in res.output
+
+
+def test_predict_and_evaluate_read_as_the_game_named(monkeypatch, tmp_path):
+    # An integrator scores a table's own frames as that table reads them: Craps and High Roll
+    # behind detector.thrown.onnx (docs/verdicts.md, session 25, rule 15), Props & Hops and
+    # no game behind detector.onnx.
+    from dicecall.vision import reader as module
+    from dicecall.vision.config import ReaderConfig
+
+    used = []
+
+    class Recording(module.DiceReader):
+        def __init__(self, config=None):
+            used.append(config.detector)
+            super().__init__(config)
+
+    monkeypatch.setattr(module, "DiceReader", Recording)
+    good = str(SAMPLES / "craps_0000004.jpg")
+    for game in ("craps", "high-roll-dice", "props-and-hops"):
+        res = CliRunner().invoke(app, ["predict", "--json", "--game", game, good])
+        assert res.exit_code == 0, res.output
+        assert len(json.loads(res.output.splitlines()[-1])["dice"]) == 2
+    res = CliRunner().invoke(app, ["predict", "--json", good])
+    assert res.exit_code == 0, res.output
+    thrown, plain = ReaderConfig().thrown_detector, ReaderConfig().detector
+    assert used == [thrown, thrown, plain, plain]
+    res = CliRunner().invoke(app, ["evaluate", "--game", "roulette", str(tmp_path)])
+    assert res.exit_code == 2 and "roulette" in res.output
