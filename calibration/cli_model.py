@@ -24,6 +24,9 @@ def model(
                                                        "rate", min=0.0, max=0.5)] = 0.005,
     limit: Annotated[int | None, typer.Option(help="read at most this many images")] = None,
     threads: Annotated[int, typer.Option(help="onnxruntime threads", min=1, max=16)] = 2,
+    game: Annotated[str | None, typer.Option(
+        help="read DATASET as a table of this game reads it (its detector: Craps and High "
+             "Roll behind detector.thrown.onnx; vision/config.py `for_game`)")] = None,
 ) -> None:
     """Temperature and thresholds, fitted on half the images and checked on the other half.
 
@@ -33,7 +36,8 @@ def model(
     without pip readings fall back to all reads, a stricter threshold). Tilt and stacked
     thresholds maximise recall with at most --max-false-flag false flags.
     """
-    from dicecall.vision.config import ReaderConfig
+    from dicecall.vision.config import ReaderConfig, for_game
+    from dicecall.vision.profiles import GAMES, profile
 
     from . import CalibrationError
     from .cli import fail
@@ -42,6 +46,10 @@ def model(
     from .scores import Samples
 
     cfg = ReaderConfig(threads=threads, warmup=0)
+    if game is not None:
+        if game not in GAMES:
+            raise typer.BadParameter(f"--game {game!r}: one of {', '.join(GAMES)}")
+        cfg = for_game(cfg, profile(game).cocked_counts)
     try:
         if (dataset is None) == (samples is None):
             raise CalibrationError("give a labelled DATASET folder or --samples, not both")
