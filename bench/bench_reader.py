@@ -278,10 +278,16 @@ def main() -> int:
             readers["fp32x1"] = _reader(models, "fp32", args.threads, 1, zoom)
         if zoom > 0:  # and the detector looking once (vision/zoom.py)
             readers["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first)
-        # The same cascades where the tilt alone puts a die in doubt (Props & Hops, real).
+        # The same readers as a game reads where the tilt alone puts a die in doubt and the
+        # dice are found by detector.onnx (Props & Hops, and the real photos, which know no
+        # game): every variant has one, since the detector differs by game (session 25).
         strict = {v: _reader(models, v, args.threads, views, zoom, first, counts=False)
-                  for v in ("fp32", "int8", "int8r")} if first < views else {}
-        if first < views and zoom > 0:
+                  for v in ("fp32", "int8", "int8r")}
+        if first < views:
+            strict["fp32all"] = _reader(models, "fp32", args.threads, views, zoom, views, False)
+        if views > 1:
+            strict["fp32x1"] = _reader(models, "fp32", args.threads, 1, zoom, counts=False)
+        if zoom > 0:
             strict["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first, False)
         from dicecall.vision.verdict import VerdictConfig
 
