@@ -100,27 +100,19 @@ def test_simulated_pips_are_used_and_reported(tmp_path):
     assert cv2.imread(str(tmp_path / "calibration-threshold.png")) is not None
 
 
-def test_model_reads_the_dataset_as_the_game_named(tmp_path, monkeypatch):
+def test_model_reads_the_dataset_as_the_game_named(tmp_path, built_readers):
     # A Craps table's profile is fitted on the crops that table reads: behind
     # detector.thrown.onnx (docs/verdicts.md, session 25, rule 15).
     from pathlib import Path
 
-    from dicecall.vision import reader as module
     from dicecall.vision.config import ReaderConfig
 
-    used = []
-
-    class Recording(module.DiceReader):
-        def __init__(self, config=None):
-            used.append(config.detector)
-            super().__init__(config)
-
-    monkeypatch.setattr(module, "DiceReader", Recording)
     frames = Path(__file__).resolve().parents[1] / "data" / "frames"
     for game in ("craps", "props-and-hops"):
         res = runner.invoke(app, ["calibrate", "model", str(frames), "--game", game,
                                   "--out", str(tmp_path / "p.json")])
         assert "matched 24" in res.output, res.output  # 7 frames: too few dice to fit
-    assert used == [ReaderConfig().thrown_detector, ReaderConfig().detector]
+    assert [c.detector for c in built_readers] == [ReaderConfig().thrown_detector,
+                                                   ReaderConfig().detector]
     res = runner.invoke(app, ["calibrate", "model", str(frames), "--game", "roulette"])
     assert res.exit_code == 2 and "roulette" in res.output

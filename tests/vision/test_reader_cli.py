@@ -76,44 +76,25 @@ def test_evaluate_refuses_a_folder_that_is_not_one(tmp_path):
     assert res.exit_code != 0
 
 
-def test_predict_reads_with_the_views_asked_for(monkeypatch):
-    from dicecall.vision import reader as module
-
-    built = []
-
-    class Recording(module.DiceReader):
-        def __init__(self, config=None):
-            built.append(config.views)
-            super().__init__(config)
-
-    monkeypatch.setattr(module, "DiceReader", Recording)
+def test_predict_reads_with_the_views_asked_for(built_readers):
     good = str(sorted(SAMPLES.glob("*.jpg"))[0])
     faces = {}
     for views in ("1", "4"):
         res = CliRunner().invoke(app, ["predict", "--json", "--views", views, good])
         assert res.exit_code == 0, res.output
         faces[views] = sorted(d["face"] for d in json.loads(res.output.splitlines()[-1])["dice"])
-    assert built == [1, 4]
+    assert [c.views for c in built_readers] == [1, 4]
     assert faces["1"] == faces["4"] and len(faces["1"]) == 2
     res = CliRunner().invoke(app, ["predict", "--views", "9", good])
     assert res.exit_code == 2 and "--views" in res.output
 
 
-def test_predict_and_evaluate_read_as_the_game_named(monkeypatch, tmp_path):
+def test_predict_and_evaluate_read_as_the_game_named(built_readers, tmp_path):
     # An integrator scores a table's own frames as that table reads them: Craps and High Roll
     # behind detector.thrown.onnx (docs/verdicts.md, session 25, rule 15), Props & Hops and
     # no game behind detector.onnx.
-    from dicecall.vision import reader as module
     from dicecall.vision.config import ReaderConfig
 
-    used = []
-
-    class Recording(module.DiceReader):
-        def __init__(self, config=None):
-            used.append(config.detector)
-            super().__init__(config)
-
-    monkeypatch.setattr(module, "DiceReader", Recording)
     good = str(SAMPLES / "craps_0000004.jpg")
     for game in ("craps", "high-roll-dice", "props-and-hops"):
         res = CliRunner().invoke(app, ["predict", "--json", "--game", game, good])
@@ -122,6 +103,6 @@ def test_predict_and_evaluate_read_as_the_game_named(monkeypatch, tmp_path):
     res = CliRunner().invoke(app, ["predict", "--json", good])
     assert res.exit_code == 0, res.output
     thrown, plain = ReaderConfig().thrown_detector, ReaderConfig().detector
-    assert used == [thrown, thrown, plain, plain]
+    assert [c.detector for c in built_readers] == [thrown, thrown, plain, plain]
     res = CliRunner().invoke(app, ["evaluate", "--game", "roulette", str(tmp_path)])
     assert res.exit_code == 2 and "roulette" in res.output
