@@ -36,8 +36,7 @@ def model(
     without pip readings fall back to all reads, a stricter threshold). Tilt and stacked
     thresholds maximise recall with at most --max-false-flag false flags.
     """
-    from dicecall.vision.config import ReaderConfig, for_game
-    from dicecall.vision.profiles import GAMES, profile
+    from dicecall.vision.config import ReaderConfig, for_table
 
     from . import CalibrationError
     from .cli import fail
@@ -45,11 +44,10 @@ def model(
     from .profile import file_sha256
     from .scores import Samples
 
-    cfg = ReaderConfig(threads=threads, warmup=0)
-    if game is not None:
-        if game not in GAMES:
-            raise typer.BadParameter(f"--game {game!r}: one of {', '.join(GAMES)}")
-        cfg = for_game(cfg, profile(game).cocked_counts)
+    try:
+        cfg = for_table(ReaderConfig(threads=threads, warmup=0), game)
+    except ValueError as exc:
+        raise typer.BadParameter(f"--{exc}") from exc
     try:
         if (dataset is None) == (samples is None):
             raise CalibrationError("give a labelled DATASET folder or --samples, not both")

@@ -21,16 +21,13 @@ GAME = typer.Option(help="read as a table of this game reads (its detector and w
 
 def _reader(threads: int, views: int, game: str | None):
     """The reader the command uses; `game` (`profiles.GAMES`) reads as that game's table."""
-    from .config import ReaderConfig, for_game
-    from .profiles import GAMES, profile
+    from .config import ReaderConfig, for_table
     from .reader import DiceReader
 
-    cfg = ReaderConfig(threads=threads, views=views)
-    if game is not None:
-        if game not in GAMES:
-            raise typer.BadParameter(f"--game {game!r}: one of {', '.join(GAMES)}")
-        cfg = for_game(cfg, profile(game).cocked_counts)
-    return DiceReader(cfg)
+    try:
+        return DiceReader(for_table(ReaderConfig(threads=threads, views=views), game))
+    except ValueError as exc:
+        raise typer.BadParameter(f"--{exc}") from exc
 
 
 def predict(

@@ -160,3 +160,18 @@ def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
     if cfg.thrown_detector is not None:
         update["detector"] = cfg.thrown_detector
     return cfg.model_copy(update=update)
+
+
+def for_table(cfg: ReaderConfig, game: str | None) -> ReaderConfig:
+    """`cfg` as a table of `game` reads (`for_game` by its profile); `cfg` itself for None.
+
+    Raises:
+        ValueError: `game` is not one of `profiles.GAMES`.
+    """
+    from .profiles import GAMES, profile
+
+    if game is None:
+        return cfg
+    if game not in GAMES:
+        raise ValueError(f"game {game!r}: one of {', '.join(GAMES)}")
+    return for_game(cfg, profile(game).cocked_counts)

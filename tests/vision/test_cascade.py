@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from dicecall.vision.config import ReaderConfig, for_game
+from dicecall.vision.config import ReaderConfig, for_game, for_table
 from dicecall.vision.reader import in_doubt, read_batch
 
 SURE, DOUBTFUL = 0.2, 0.8  # the crops' grey level says which die the fake reader sees
@@ -132,3 +132,12 @@ def test_a_place_surely_no_die_is_read_once_and_then_dropped_as_before():
     before = cfg.model_copy(update={"sure_no_die": 0.0})
     assert in_doubt(_read(die=0.01, face_p=0.3), before).tolist() == [True]
     assert in_doubt(_read(die=0.01, face_p=0.3), cfg).tolist() == [False]
+
+
+def test_a_table_reads_by_its_games_profile():
+    cfg = ReaderConfig()
+    assert for_table(cfg, None) is cfg
+    assert for_table(cfg, "mini-craps") == for_game(cfg, cocked_counts=True)
+    assert for_table(cfg, "props-and-hops") == for_game(cfg, cocked_counts=False)
+    with pytest.raises(ValueError, match="roulette"):
+        for_table(cfg, "roulette")
