@@ -41,7 +41,9 @@ def train(
         "--stage", help="detector, reader, both; margin: the reader's up-margin branch alone, "
                         "on the reader named by --init (models/margin_train.py); flags: its "
                         "tilt, stacked and margin layers fine-tuned on that reader "
-                        "(models/flags_train.py).")] = "both",
+                        "(models/flags_train.py); faces: its face (on its own last stages) "
+                        "and pip branch fine-tuned on that reader (models/faces_train.py).")
+    ] = "both",
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from last.pt of each stage.")
     ] = False,
@@ -59,7 +61,7 @@ def train(
     ] = None,
     init: Annotated[
         Path | None,
-        typer.Option("--init", help="--stage margin or flags: the reader ONNX it trains on "
+        typer.Option("--init", help="--stage margin, flags or faces: the reader ONNX it trains on "
                      "(default: the committed reader.onnx); --stage reader: a reader ONNX to "
                      "fine-tune whole instead of training from the seed; --stage detector: "
                      "a detector ONNX to fine-tune."),
@@ -77,6 +79,10 @@ def train(
                           help="--stage flags: each cocked die leaning under about 12 degrees "
                                "(up margin 66 or more) appears this many more times an epoch")
     ] = 0,
+    face_stages: Annotated[
+        int, typer.Option("--face-stages", min=1, max=2,
+                          help="--stage faces: the face's own copy of the reader's last 1 or 2 "
+                               "stages, trained with it (models/faces_train.py)")] = 1,
     select: Annotated[
         str, typer.Option("--select", help="--stage flags: the best epoch by the flags' mean "
                           "AUC (auc) or by the share of flat shaker dice flagged at full "
@@ -86,8 +92,9 @@ def train(
     from dicecall.models.data import load_folder
     from dicecall.models.trainloop import setup_torch
 
-    if stage not in ("detector", "reader", "both", "margin", "flags"):
-        raise typer.BadParameter(f"--stage {stage}: detector, reader, both, margin or flags")
+    if stage not in ("detector", "reader", "both", "margin", "flags", "faces"):
+        raise typer.BadParameter(f"--stage {stage}: detector, reader, both, margin, flags or "
+                                 "faces")
     setup_torch(threads)
     train_set = [s for d in data for s in load_folder(d)]
     valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
@@ -133,6 +140,11 @@ def train(
         train_flags(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
                     reader_epochs, seed, resume, own_stem=own_flag_stem,
                     slight_repeat=slight_repeat, select=select)
+    if stage == "faces":
+        from dicecall.models.faces_train import train_faces
+
+        train_faces(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
+                    reader_epochs, seed, resume, stages=face_stages)
 
 
 def export(
@@ -293,13 +305,20 @@ def gallery(
 def rebox(
     data: Annotated[list[Path], typer.Option("--data", help="Scene folders (our JSON); repeat.")],
     out: Annotated[Path, typer.Option("--out", help="Each folder's copy goes to OUT/NAME.")],
+    game: Annotated[str | None, typer.Option(
+        "--game", help="the boxes of this game's detector (vision.config.for_table): Craps "
+                       "and High Roll find their dice with detector.thrown.onnx")] = None,
 ) -> None:
     """Copies scene folders with each die's box replaced by the committed runtime detector's,
     so the flags train on crops cut where the runtime cuts them (models/rebox.py)."""
     from dicecall.models.rebox import rebox_folder
+    from dicecall.vision.config import ReaderConfig, for_table
     from dicecall.vision.reader import DiceReader
 
-    reader = DiceReader()
+    try:
+        reader = DiceReader(for_table(ReaderConfig(), game))
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from e
     for d in data:
         if (out / d.name).resolve() == d.resolve():
             raise typer.BadParameter(f"--out {out}: would overwrite {d}")

@@ -43,7 +43,10 @@ def reader_from_onnx(path: Path | str, model: Reader | None = None) -> tuple[Rea
     import onnx
 
     graph = onnx.load(str(path)).graph
-    model = model or Reader(flag_stem=any("/fstem/" in n.name for n in graph.node))
+    names = [n.name for n in graph.node]
+    model = model or Reader(flag_stem=any("/fstem/" in n for n in names),
+                            face_stages=sum(any(f"/{s}/" in n for n in names)
+                                            for s in ("fb8", "fb4")))
     return _load_into(graph, model)
 
 
