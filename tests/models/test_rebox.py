@@ -78,3 +78,31 @@ def test_the_training_loader_reads_the_copy_with_its_new_boxes(tmp_path, reader)
     after = json.loads((tmp_path / "out/craps_0000005.json").read_text())
     assert np.allclose(sample.boxes, [d["box"] for d in after["dice"]], atol=0.01)
     assert sample.image.is_file()
+
+
+def test_rebox_by_game_takes_that_tables_detector_and_refuses_an_unknown_game(tmp_path):
+    """`models rebox --game craps` gives the boxes of detector.thrown.onnx, which Craps reads
+    behind; without --game, detector.onnx's; an unknown game is refused."""
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+    from dicecall.vision.config import ReaderConfig, for_table
+    from dicecall.vision.images import load_image
+    from dicecall.vision.reader import DiceReader
+
+    src = _scene(tmp_path, "craps_0000004")
+    boxes = {}
+    for game in (None, "craps"):
+        out = tmp_path / str(game)
+        args = ["models", "rebox", "--data", str(src), "--out", str(out)]
+        res = CliRunner().invoke(app, args + ([] if game is None else ["--game", game]))
+        assert res.exit_code == 0, res.output
+        boxes[game] = np.array([d["box"] for d in json.loads(
+            (out / "src" / "craps_0000004.json").read_text())["dice"]])
+        _, found, _ = DiceReader(for_table(ReaderConfig(), game)).detect(
+            load_image(src / "craps_0000004.jpg"))
+        assert all(np.abs(found - b).max(1).min() < 0.01 for b in boxes[game])
+    assert not np.array_equal(boxes[None], boxes["craps"])
+    res = CliRunner().invoke(app, ["models", "rebox", "--data", str(src), "--out",
+                                   str(tmp_path / "x"), "--game", "baccarat"])
+    assert res.exit_code != 0 and "baccarat" in res.output
