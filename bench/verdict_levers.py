@@ -13,7 +13,8 @@ with one reading of the matched dice replaced by the truth:
 
 Dice the detector missed, false dice and wrong faces stay as read, so "all" is the ceiling
 of a reader whose heads are perfect behind this detector. Then, as read, the reason codes
-on the good rolls that were not called valid, per game: what a planner should work on.
+on the good rolls that were not called valid, per game: what a planner should work on; and
+how often the flat dice of Craps and High Roll are held for their face, by their size.
 Use tuning suites, not held-out ones:
 
     python bench/verdict_levers.py READS.pkl [READS.pkl ...] [--reader SHA256_PREFIX]
@@ -33,7 +34,7 @@ from tune_verdicts import _load
 
 from dicecall.vision.profiles import profile
 from dicecall.vision.scoring import match
-from dicecall.vision.verdict import VALID, verdict
+from dicecall.vision.verdict import VALID, VerdictConfig, verdict
 
 LEVERS = {"as read": (), "pips": ("pips",), "conf": ("conf",), "tilt": ("tilt",),
           "stacked": ("stacked",), "margin": ("margin",), "tilt + stacked": ("tilt", "stacked"),
@@ -107,6 +108,30 @@ def held_by(reads: list) -> dict[str, collections.Counter]:
     return per
 
 
+SIZE_BANDS = (0, 16, 24, 32, 40, 56, 80)  # die width in frame pixels, band lower edges
+
+
+def held_by_size(reads: list, min_confidence: float) -> dict[int, collections.Counter]:
+    """Per band of die width (frame pixels, the labelled box), over the flat, fully visible,
+    not stacked dice found in Craps and High Roll: dice, those a verdict would hold for
+    their face (probability under `min_confidence`, or the pips counting another number),
+    and those read wrong. Where the face and pips levers act, by the dice's size."""
+    per: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
+    for _, rec, _, _, dice in reads:
+        if game_of(rec) == "props-and-hops":
+            continue
+        boxes = np.array([d.box for d in rec.dice], np.float32).reshape(-1, 4)
+        for p, g in match(dice.centers, boxes):
+            label = rec.dice[g]
+            if label.cocked or label.stacked or label.visible < 0.95:
+                continue
+            band = max(b for b in SIZE_BANDS if b <= boxes[g, 2] - boxes[g, 0])
+            per[band].update(dice=1, held=int(dice.confidence[p] < min_confidence
+                                              or dice.pip_face[p] != dice.face[p]),
+                             wrong=int(int(dice.face[p]) != label.face))
+    return per
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reads", type=Path, nargs="+", help="files written by tune_verdicts --reads")
@@ -124,6 +149,14 @@ def main() -> None:
     for game, codes in held_by(reads).items():
         n = codes.pop("(rolls)")
         print(f"{game} ({n} rolls): " + ", ".join(f"{c} {k}" for c, k in codes.most_common()))
+    line = VerdictConfig().min_confidence
+    print(f"\nflat, fully visible dice found in Craps and High Roll, by width in the frame: "
+          f"held for the face (p < {line} or pips disagree), read wrong")
+    bands = held_by_size(reads, line)
+    for band in sorted(bands):
+        c = bands[band]
+        print(f"{band:>3}+ px {c['dice']:>6} dice  held {100 * c['held'] / c['dice']:6.2f}%  "
+              f"wrong {100 * c['wrong'] / c['dice']:5.2f}%")
 
 
 if __name__ == "__main__":
