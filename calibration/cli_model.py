@@ -27,6 +27,10 @@ def model(
     game: Annotated[str | None, typer.Option(
         help="read DATASET as a table of this game reads it (its detector: Craps and High "
              "Roll behind detector.thrown.onnx; vision/config.py `for_game`)")] = None,
+    min_cocked_recall: Annotated[float, typer.Option(
+        help="lower the tilt line until it flags this share of the fit half's cocked dice "
+             "(0: no floor); the default is what the default line flags on the tuning "
+             "suite (calibration/model.py MIN_COCKED_RECALL)", min=0.0, max=1.0)] = 0.97,
 ) -> None:
     """Temperature and thresholds, fitted on half the images and checked on the other half.
 
@@ -34,7 +38,9 @@ def model(
     --target with a one-sided Clopper-Pearson bound. Accepted reads are those the verdict
     accepts: confidence at the threshold and a pip count that agrees with the face (samples
     without pip readings fall back to all reads, a stricter threshold). Tilt and stacked
-    thresholds maximise recall with at most --max-false-flag false flags.
+    thresholds maximise recall with at most --max-false-flag false flags, never above the
+    verdict's defaults, and the tilt line is lowered further if it flags fewer than
+    --min-cocked-recall of the cocked dice.
     """
     from dicecall.vision.config import ReaderConfig, for_table
 
@@ -67,7 +73,8 @@ def model(
         if save_samples is not None:
             data.save(save_samples)
         cal = calibrate_samples(data, source, target, confidence, max_false_flag,
-                                reader_sha256=sha, views=views)
+                                reader_sha256=sha, views=views,
+                                min_cocked_recall=min_cocked_recall or None)
     except (CalibrationError, FileNotFoundError) as exc:
         raise fail(exc) from exc
     cal.profile.save(out)

@@ -147,6 +147,17 @@ def flag_threshold(score: np.ndarray, label: np.ndarray, max_false: float) -> Fl
     return FlagResult(t, float((pos >= t).mean()), float((neg >= t).mean()), len(pos), len(neg))
 
 
+def recall_threshold(score: np.ndarray, label: np.ndarray, min_recall: float) -> float | None:
+    """The highest threshold that flags at least `min_recall` of the positives (None when
+    the labels hold no positive). With few positives it is the lowest positive's score:
+    a floor on recall is met on the data, never estimated past it."""
+    pos = np.sort(score[label == 1].astype(np.float32))
+    if len(pos) == 0:
+        return None
+    misses = int(np.floor((1.0 - min_recall) * len(pos) + 1e-9))
+    return float(max(pos[min(misses, len(pos) - 1)], np.float32(1e-6)))
+
+
 def flag_rates(score: np.ndarray, label: np.ndarray, threshold: float) -> dict:
     """Recall and false-flag rate of a threshold on labelled data (for the held-out half)."""
     pos, neg = score[label == 1], score[label == 0]

@@ -12,6 +12,7 @@ from dicecall.calibration.fit import (
     confidences,
     fit_temperature,
     flag_threshold,
+    recall_threshold,
     nll,
 )
 from dicecall.calibration.model import calibrate_samples
@@ -123,3 +124,33 @@ def test_samples_round_trip_and_bad_input(tmp_path, big):
         calibrate_samples(small[np.arange(60)], "tiny")
     with pytest.raises(CalibrationError, match="no such samples file"):
         Samples.load(tmp_path / "missing.npz")
+
+
+def test_recall_threshold_flags_the_asked_share_of_positives_on_the_data():
+    score = np.array([0.9, 0.01, 0.02, 0.5, 0.3, 0.04, 0.6, 0.7, 0.8, 0.05], np.float32)
+    label = np.array([0, 1, 1, 1, 1, 1, 1, 1, 1, 1], np.int8)  # nine positives
+    t = recall_threshold(score, label, 0.85)  # one miss allowed: the second lowest
+    assert t == pytest.approx(0.02) and (score[label == 1] >= t).mean() >= 0.85
+    assert recall_threshold(score, label, 1.0) == pytest.approx(0.01)
+    assert recall_threshold(score, label, 0.5) == pytest.approx(0.3)  # four misses
+    assert recall_threshold(score, np.zeros(10, np.int8), 0.9) is None
+
+
+def test_a_table_whose_tilt_reads_low_gets_a_lower_line_to_keep_catching_cocked_dice(big):
+    """The cleaner a camera's pictures, the lower the tilt reads (docs/verdicts.md, session
+    26): the floor lowers the line until it flags the asked share of the fit half's cocked
+    dice; it never raises one, and 0 / None turns it off."""
+    # the cocked dice read far lower, the flat ones as before: the false-flag cap keeps 0.05
+    tilt = np.where(big.cocked_label == 1, big.tilt * 0.08, big.tilt).astype(np.float32)
+    low = Samples(**{**big.__dict__, "tilt": tilt})
+    off = calibrate_samples(low, "low", min_cocked_recall=None)
+    on = calibrate_samples(low, "low")
+    assert off.profile.verdict.tilt_threshold == VerdictConfig().tilt_threshold
+    assert off.profile.evidence.tilt["fit"]["recall"] < 0.97
+    v, ev = on.profile.verdict, on.profile.evidence
+    assert v.tilt_threshold < off.profile.verdict.tilt_threshold
+    assert ev.tilt["fit"]["recall"] >= 0.97 and ev.tilt["min_recall"] == 0.97
+    assert any(n.startswith("tilt:") and "floor; lowered to" in n for n in ev.notes)
+    # a table whose tilt already catches the share keeps the default line
+    assert calibrate_samples(big, "big").profile.verdict.tilt_threshold == \
+        calibrate_samples(big, "big", min_cocked_recall=None).profile.verdict.tilt_threshold
