@@ -12,8 +12,8 @@ from dicecall.calibration.fit import (
     confidences,
     fit_temperature,
     flag_threshold,
-    recall_threshold,
     nll,
+    recall_threshold,
 )
 from dicecall.calibration.model import calibrate_samples
 from dicecall.calibration.scores import Samples, synthetic_samples
