@@ -138,13 +138,14 @@ def test_recall_threshold_flags_the_asked_share_of_positives_on_the_data():
 
 def test_a_table_whose_tilt_reads_low_gets_a_lower_line_to_keep_catching_cocked_dice(big):
     """The cleaner a camera's pictures, the lower the tilt reads (docs/verdicts.md, session
-    26): the floor lowers the line until it flags the asked share of the fit half's cocked
-    dice; it never raises one, and 0 / None turns it off."""
+    26): asked for, the floor lowers the line until it flags that share of the fit half's
+    cocked dice; it never raises one, and it is off unless asked for (rule 17)."""
     # the cocked dice read far lower, the flat ones as before: the false-flag cap keeps 0.05
     tilt = np.where(big.cocked_label == 1, big.tilt * 0.08, big.tilt).astype(np.float32)
     low = Samples(**{**big.__dict__, "tilt": tilt})
     off = calibrate_samples(low, "low", min_cocked_recall=None)
-    on = calibrate_samples(low, "low")
+    on = calibrate_samples(low, "low", min_cocked_recall=0.97)
+    assert calibrate_samples(low, "low").profile.verdict == off.profile.verdict  # off: default
     assert off.profile.verdict.tilt_threshold == VerdictConfig().tilt_threshold
     assert off.profile.evidence.tilt["fit"]["recall"] < 0.97
     v, ev = on.profile.verdict, on.profile.evidence
@@ -152,5 +153,5 @@ def test_a_table_whose_tilt_reads_low_gets_a_lower_line_to_keep_catching_cocked_
     assert ev.tilt["fit"]["recall"] >= 0.97 and ev.tilt["min_recall"] == 0.97
     assert any(n.startswith("tilt:") and "floor; lowered to" in n for n in ev.notes)
     # a table whose tilt already catches the share keeps the default line
-    assert calibrate_samples(big, "big").profile.verdict.tilt_threshold == \
+    assert calibrate_samples(big, "big", min_cocked_recall=0.97).profile.verdict.tilt_threshold == \
         calibrate_samples(big, "big", min_cocked_recall=None).profile.verdict.tilt_threshold
