@@ -258,6 +258,11 @@ def main() -> int:
                          "pixels, 0 = never (default: the runtime's, vision/zoom.py); FP32 "
                          "without it is measured beside it")
     args = ap.parse_args()
+    missing = [f"test-{s}" for s, _ in SCENES
+               if args.synth is not None and not (args.synth / f"test-{s}").is_dir()]
+    if missing:  # the synthetic rows and the frame timings would be left out without a word
+        ap.error(f"--synth {args.synth}: no {', '.join(missing)}; generate them (seeds "
+                 f"{', '.join(str(k) for _, k in SCENES)}) or leave --synth out")
     from dicecall.vision.config import MODELS_DIR, ReaderConfig
 
     models = args.models or MODELS_DIR

@@ -97,3 +97,4 @@ def test_per_game_floor_keeps_the_line_that_holds_props_and_hops():
     assert cfg.no_roll_tilt_threshold == 0.02
     assert (through, passed, wrong, caught) == (0, 100.0, 0, {"props-and-hops": 100.0})
     assert fv.per_game_best([suite], configs[:1], 99.0) is None
+

@@ -48,3 +48,23 @@ def test_a_false_tilt_flag_holds_a_props_and_hops_roll_until_the_tilt_is_the_tru
 def test_high_roll_variants_share_a_column():
     assert vl.game_of(SimpleNamespace(game="high-roll-dice-6")) == "high-roll"
     assert vl.game_of(SimpleNamespace(game="craps")) == "craps"
+
+
+def test_held_by_size_counts_craps_dice_held_for_their_face_by_their_width():
+    """A 30 px die read at p 0.9 (under the 0.98 line) and a 31 px one whose pips count
+    another number are held; a Props & Hops read is not counted; a die whose label is
+    cocked is left out."""
+    _, rec, category, faces, dice = _read("craps", 0.0)
+    dice = Dice(**{**dice.__dict__, "face_probs": np.array(
+        [[0, 0, 0.9, 0.02, 0.08, 0], [0, 0, 0, 0, 1, 0]], np.float32),
+        "pip_face": np.array([3, 4], np.int8)})
+    labels = [SimpleNamespace(**{**vars(d), "visible": 1.0}) for d in rec.dice]
+    craps = ("craps", SimpleNamespace(**{**vars(rec), "dice": labels}), category, faces, dice)
+    bands = vl.held_by_size([craps], 0.98)
+    assert bands[24]["dice"] == 2 and bands[24]["held"] == 2 and bands[24]["wrong"] == 0
+    cocked = [labels[0], SimpleNamespace(**{**vars(labels[1]), "cocked": True})]
+    one = ("craps", SimpleNamespace(**{**vars(rec), "dice": cocked}), category, faces, dice)
+    assert vl.held_by_size([one], 0.98)[24]["dice"] == 1
+    ph = _read("props-and-hops", 0.0)
+    assert not vl.held_by_size([(*ph[:1], SimpleNamespace(**{**vars(ph[1]), "dice": labels}),
+                                 *ph[2:])], 0.98)
