@@ -8,8 +8,6 @@ from pathlib import Path
 def test_bench_reader_refuses_a_synth_folder_without_its_test_sets(tmp_path):
     """Without test-{throwbox,shaker,craps} the synthetic rows and the frame timings would
     be left out of the table without a word."""
-    import subprocess
-
     (tmp_path / "test-throwbox").mkdir()
     bench = Path(__file__).resolve().parents[2] / "bench" / "bench_reader.py"
     res = subprocess.run([sys.executable, str(bench), "--synth", str(tmp_path)],
