@@ -122,9 +122,8 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
         min_cocked_recall: the tilt line is lowered, never raised, until it flags at least
             this share of the fit half's cocked dice (None, the default: no floor;
             MIN_COCKED_RECALL is the tuning suite's share at the default line). The stacked
-            line has
-            none: a die on a die mostly hides the one beneath, and the roll is caught a die
-            short (docs/verdicts.md).
+            line has none: a die on a die mostly hides the one beneath, and the roll is caught
+            a die short (docs/verdicts.md).
 
     Raises:
         CalibrationError: fewer than MIN_DICE dice in either half.

@@ -163,6 +163,8 @@ class Reader(nn.Module):
         # read right but under the acceptance line, or their pips miscounted (docs/verdicts.md,
         # session 26). Training the shared stages again would move the flags, the margin and
         # the die-or-not head, each chosen against its own verdict lines; a copy moves none.
+        # Its first run gained nothing on the verdict suite (models/reader.md, session 26);
+        # the committed reader has no copy.
         if face_stages not in (0, 1, 2):
             raise ValueError(f"face_stages {face_stages}: 0, 1 or 2")
         self.fb8 = self.fb4 = None
