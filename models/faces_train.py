@@ -34,7 +34,7 @@ from dicecall.models.data import Sample
 from dicecall.models.det_train import focal_loss
 from dicecall.models.margin_train import trainable
 from dicecall.models.nets import Reader
-from dicecall.models.onnx_import import reader_from_onnx
+from dicecall.models.onnx_import import whole_reader_from_onnx
 from dicecall.models.read_train import contract_crops, make_batch
 from dicecall.models.trainloop import (
     RunLog,
@@ -173,11 +173,7 @@ def train_faces(train: list[Sample], valid: list[Sample], init: Path, out: Path,
     if stages not in (1, 2):
         raise ValueError(f"stages {stages}: 1 or 2")
     log = RunLog(out)
-    model, untouched = reader_from_onnx(init)
-    if untouched:
-        raise ValueError(f"{init}: lacks {sorted({n.split('.')[0] for n in untouched})}; "
-                         "this stage fine-tunes a reader that has every layer")
-    model = with_own_face(model, stages)
+    model = with_own_face(whole_reader_from_onnx(init), stages)
     seed_everything(seed)
     opt = torch.optim.AdamW(trainable(model, PARTS), lr=lr, weight_decay=5e-4)
     cache = build_cache(train)
@@ -200,7 +196,6 @@ def train_faces(train: list[Sample], valid: list[Sample], init: Path, out: Path,
 
     def score(epoch: int) -> float:
         s = scores(model, syn, real)
-        model.eval()
         log(event="valid", epoch=epoch, **s)
         return selected(s)
 

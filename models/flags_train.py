@@ -29,7 +29,7 @@ from dicecall.models.margin_train import PARTS as MARGIN_PARTS
 from dicecall.models.margin_train import scores as margin_scores
 from dicecall.models.margin_train import trainable
 from dicecall.models.nets import Reader
-from dicecall.models.onnx_import import reader_from_onnx
+from dicecall.models.onnx_import import whole_reader_from_onnx
 from dicecall.models.read_train import _masked_bce, contract_crops, make_batch
 from dicecall.models.trainloop import (
     RunLog,
@@ -195,10 +195,7 @@ def train_flags(train: list[Sample], valid: list[Sample], init: Path, out: Path,
     if select not in SELECT:
         raise ValueError(f"select {select!r}: one of {', '.join(SELECT)}")
     log = RunLog(out)
-    model, untouched = reader_from_onnx(init)
-    if untouched:
-        raise ValueError(f"{init}: lacks {sorted({n.split('.')[0] for n in untouched})}; "
-                         "this stage fine-tunes a reader that has every layer")
+    model = whole_reader_from_onnx(init)
     if own_stem:
         model = with_own_stem(model)
     seed_everything(seed)

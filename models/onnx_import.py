@@ -50,6 +50,19 @@ def reader_from_onnx(path: Path | str, model: Reader | None = None) -> tuple[Rea
     return _load_into(graph, model)
 
 
+def whole_reader_from_onnx(path: Path | str) -> Reader:
+    """`reader_from_onnx` for a fine-tune that starts from every layer of the file.
+
+    Raises:
+        ValueError: the file lacks a layer of the reader (one older than a branch).
+    """
+    model, untouched = reader_from_onnx(path)
+    if untouched:
+        raise ValueError(f"{path}: lacks {sorted({n.split('.')[0] for n in untouched})}; "
+                         "a fine-tune starts from a reader that has every layer")
+    return model
+
+
 def detector_from_onnx(path: Path | str) -> tuple[Detector, list[str]]:
     """A committed detector as a torch `Detector`, to fine-tune it (`models train --stage
     detector --init`). Same returns and errors as `reader_from_onnx`; a detector file leaves

@@ -216,12 +216,9 @@ def train_reader(train: list[Sample], valid: list[Sample], out: Path, epochs: in
     if init is None:
         model = Reader()
     else:
-        from dicecall.models.onnx_import import reader_from_onnx
+        from dicecall.models.onnx_import import whole_reader_from_onnx
 
-        model, untouched = reader_from_onnx(init)
-        if untouched:
-            raise ValueError(f"{init}: lacks {sorted({n.split('.')[0] for n in untouched})}; "
-                             "a fine-tune starts from a reader that has every layer")
+        model = whole_reader_from_onnx(init)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     start, best = 0, -1.0
     if resume and (out / "last.pt").is_file():

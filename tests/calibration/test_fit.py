@@ -15,7 +15,7 @@ from dicecall.calibration.fit import (
     nll,
     recall_threshold,
 )
-from dicecall.calibration.model import calibrate_samples
+from dicecall.calibration.model import MIN_COCKED_RECALL, calibrate_samples
 from dicecall.calibration.scores import Samples, synthetic_samples
 from dicecall.calibration.stats import clopper_pearson_upper
 from dicecall.vision.verdict import VerdictConfig
@@ -144,14 +144,15 @@ def test_a_table_whose_tilt_reads_low_gets_a_lower_line_to_keep_catching_cocked_
     tilt = np.where(big.cocked_label == 1, big.tilt * 0.08, big.tilt).astype(np.float32)
     low = Samples(**{**big.__dict__, "tilt": tilt})
     off = calibrate_samples(low, "low", min_cocked_recall=None)
-    on = calibrate_samples(low, "low", min_cocked_recall=0.97)
+    on = calibrate_samples(low, "low", min_cocked_recall=MIN_COCKED_RECALL)
     assert calibrate_samples(low, "low").profile.verdict == off.profile.verdict  # off: default
     assert off.profile.verdict.tilt_threshold == VerdictConfig().tilt_threshold
     assert off.profile.evidence.tilt["fit"]["recall"] < 0.97
     v, ev = on.profile.verdict, on.profile.evidence
     assert v.tilt_threshold < off.profile.verdict.tilt_threshold
-    assert ev.tilt["fit"]["recall"] >= 0.97 and ev.tilt["min_recall"] == 0.97
+    assert ev.tilt["fit"]["recall"] >= 0.97 and ev.tilt["min_recall"] == MIN_COCKED_RECALL == 0.97
     assert any(n.startswith("tilt:") and "floor; lowered to" in n for n in ev.notes)
     # a table whose tilt already catches the share keeps the default line
-    assert calibrate_samples(big, "big", min_cocked_recall=0.97).profile.verdict.tilt_threshold == \
-        calibrate_samples(big, "big", min_cocked_recall=None).profile.verdict.tilt_threshold
+    floored, plain = (calibrate_samples(big, "big", min_cocked_recall=r).profile.verdict
+                      for r in (MIN_COCKED_RECALL, None))
+    assert floored.tilt_threshold == plain.tilt_threshold
