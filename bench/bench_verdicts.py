@@ -2,7 +2,12 @@
 the committed model, called by `vision.verdict`, printed as truth against verdict per game.
 
     python bench/bench_verdicts.py [--count 1000] [--seed 9100] [--data DIR] [--profile P]
-        [--views V] [--first-views F] [--zoom PX]
+        [--views V] [--first-views F] [--zoom PX] [--width 1920 --height 1440]
+
+`--width/--height` render the same throws at another size (default 640x480). The edge reads
+1920x1080 (`edge/config.py`); the scene effects (blur, noise, JPEG) are drawn in the
+rendered pixels, so a larger render is also a cleaner picture of each die, and the reader's
+flags read it differently (docs/verdicts.md, session 26): run the suite at both.
 
 `--profile` applies a `dicecall calibrate model` profile (temperature and verdict thresholds),
 as a calibrated table runs; fit it on scenes of other seeds than the suite's.
@@ -130,6 +135,8 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=9100)
     parser.add_argument("--data", type=Path, default=None, help="reuse generated scenes here")
+    parser.add_argument("--width", type=int, default=640, help="rendered frame width")
+    parser.add_argument("--height", type=int, default=480, help="rendered frame height")
     parser.add_argument("--profile", type=Path, default=None,
                         help="calibrated model profile (temperature + verdict thresholds)")
     parser.add_argument("--models", type=Path, default=None,
@@ -162,7 +169,8 @@ def main() -> None:
         folder = root / scene
         if not any(folder.glob("*.json")):
             generate(GenerateConfig(scene=scene, count=args.count, seed=args.seed + k,
-                                    out=folder), progress=False)
+                                    width=args.width, height=args.height, out=folder),
+                     progress=False)
     rcfg = vcfg = None
     if args.profile:
         from dicecall.calibration.profile import load_profile
