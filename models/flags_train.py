@@ -41,7 +41,9 @@ from dicecall.models.trainloop import (
 
 PARTS = ("fstem", "flag8", "flag4", "geom", "flags", *MARGIN_PARTS)
 # A flat die is "hard" when the starting reader raises either flag on it where a verdict
-# would act: the Props & Hops tilt line and a little under the stacked line (vision/verdict.py).
+# would act: the Props & Hops tilt line of sessions 17-26 (0.05; 0.025 since session 27,
+# vision/verdict.py, kept here so the committed reader's recipe repeats) and a little under
+# the stacked line.
 HARD_TILT, HARD_STACKED = 0.05, 0.25
 HARD_REPEAT = 3  # each hard flat die appears this often per epoch
 FLAG_REPEAT = 2  # each cocked or stacked die appears this often per epoch

@@ -39,9 +39,11 @@ class VerdictConfig(BaseModel):
     # that did not happen; where it counts (623a.9(b), 675a.4(c)) the flag only asks whether
     # it rests on two sides. The lines of earlier readers: 0.1 (session 9), 0.05 (10-11),
     # 0.015 (14, whose flags ran lower). Session 17's reader: 0.05, the same as its tilt
-    # line, chosen with it (above); so is the stacked line, 0.7.
+    # line, chosen with it (above) on 640x480 renders. 0.025 since session 27 (rule 18): the
+    # edge reads 1920x1080, and on cleaner pictures the tilt reads shallow leans lower, so the
+    # line is chosen to be as safe at 1920x1440 as 0.05 was at 640x480 (docs/verdicts.md).
     no_roll_tilt_threshold: float = Field(
-        0.05, gt=0.0, lt=1.0, description="tilt probability = cocked in a game where a cocked "
+        0.025, gt=0.0, lt=1.0, description="tilt probability = cocked in a game where a cocked "
                                           "die is a no roll (the lower of this and "
                                           "tilt_threshold applies)")
     stacked_threshold: float = Field(0.7, gt=0.0, lt=1.0,
