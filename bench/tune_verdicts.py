@@ -96,6 +96,9 @@ def main() -> None:
     ap.add_argument("--pip-radius", type=_floats, default=[ReaderConfig().pip_radius],
                     help="count pips within this x the die side of the crop centre "
                          "(ReaderConfig.pip_radius)")
+    ap.add_argument("--pip-relative", type=_floats, default=[ReaderConfig().pip_relative],
+                    help="a pip also needs this x the crop's strongest peak "
+                         "(ReaderConfig.pip_relative; 0 off)")
     ap.add_argument("--crop-scale", type=float, default=ReaderConfig().crop_scale,
                     help="reader crop side over the detector's box side (a detector whose "
                          "boxes run smaller or larger than the one the reader was trained "
@@ -114,13 +117,14 @@ def main() -> None:
           f"{'ph tilt':>7} {'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
           f"{'tedge':>5} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
-    for det, die, views, zoom, wide, face, mscale, pip in itertools.product(
+    for det, die, views, zoom, wide, face, mscale, pip, rel in itertools.product(
             args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
-            args.margin_scale, args.pip_radius):
+            args.margin_scale, args.pip_radius, args.pip_relative):
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
                                        zoom_below=zoom, tilt_crop_scale=wide,
                                        face_crop_scale=face, margin_crop_scale=mscale,
-                                       pip_radius=pip, first_views=args.first_views,
+                                       pip_radius=pip, pip_relative=rel,
+                                       first_views=args.first_views,
                                        crop_scale=args.crop_scale, zoom_to=args.zoom_to,
                                        zoom_clusters=args.zoom_clusters,
                                        zoom_prefer_first=args.zoom_prefer_first,
@@ -135,6 +139,8 @@ def main() -> None:
             key += (_doubt(cfg),)
         if cfg.crop_scale != ReaderConfig().crop_scale:  # reads kept before session 22 lack it
             key += (("crop_scale", cfg.crop_scale),)
+        if cfg.pip_relative:  # reads kept before session 27 lack it
+            key += (("pip_relative", cfg.pip_relative),)
         if cfg.thrown_detector is not None:  # Craps and High Roll's own (session 25)
             key += (("thrown", _digest(cfg.thrown_detector)),)
         if key not in saved:
@@ -152,7 +158,7 @@ def main() -> None:
               args.void_deg, args.edge_deg, args.reach, args.min_conf,
               args.tilted_edge_deg, args.tilted_edge_tilt,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
-              f"{pip:>4}")
+              f"{pip:>4}" + (f" rel {rel}" if rel else ""))
 
 
 def _doubt(cfg: ReaderConfig) -> tuple:

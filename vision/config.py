@@ -63,6 +63,12 @@ class ReaderConfig(BaseModel):
     pip_radius: float = Field(0.5, gt=0.0, le=1.0,
                               description="count pips within this x the die side of the crop "
                                           "centre (a neighbour's pips lie further out)")
+    # A neighbour's pips, or a side face's, leave faint peaks that still cross the absolute
+    # line on a small, blurred die. A line relative to the crop's strongest pip drops them
+    # when the die's own pips are clear (docs/verdicts.md, session 27). 0: off.
+    pip_relative: float = Field(0.0, ge=0.0, lt=1.0,
+                                description="also need this x the crop's strongest peak within "
+                                            "the radius to count a pip (0: off)")
     near_peaks: float = Field(0.5, ge=0.0, le=2.0,
                               description="drop a peak closer than this x a stronger die's "
                                           "min(w, h): the same die (models/detector.md)")

@@ -74,12 +74,15 @@ def suppress_near(cx, cy, bw, bh, frac: float) -> np.ndarray:
 
 
 def count_pips(pip_heatmap: np.ndarray, threshold: float, radius: float = 0.5,
-               crop_scale: float = 1.5) -> np.ndarray:
+               crop_scale: float = 1.5, relative: float = 0.0) -> np.ndarray:
     """The independent reading: pips counted on each crop's heatmap.
 
     Only peaks within `radius` x the die's side of the crop centre count: a crop spans
     `crop_scale` die sides, so a neighbouring die's pips show at its edges, while the top
     face's own pips lie within about 0.42 side of the centre even for a die turned 45 degrees.
+
+    A peak must also reach `relative` x the strongest peak inside the radius (0: off), so a
+    neighbour's faint pips do not add to a die whose own pips are clear.
 
     Args:
         pip_heatmap: (N, 1, h, w) sigmoid pip-centre probabilities.
@@ -91,8 +94,12 @@ def count_pips(pip_heatmap: np.ndarray, threshold: float, radius: float = 0.5,
     yy, xx = np.mgrid[0:h, 0:w]
     side = w / crop_scale
     inside = np.hypot(xx + 0.5 - w / 2, yy + 0.5 - h / 2) <= radius * side
-    counts = np.array([int(inside[tuple(_peaks(m[0], threshold).T)].sum()) for m in pip_heatmap],
-                      np.int64).reshape(n)
+
+    def count(m: np.ndarray) -> int:
+        line = max(threshold, relative * float(m[inside].max())) if relative else threshold
+        return int(inside[tuple(_peaks(m, line).T)].sum())
+
+    counts = np.array([count(m[0]) for m in pip_heatmap], np.int64).reshape(n)
     return np.where((counts >= 1) & (counts <= 6), counts, 0).astype(np.int8)
 
 

@@ -104,7 +104,8 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
 
 def _readings(outs: dict[str, np.ndarray], cfg: ReaderConfig) -> tuple:
     """`read_batch`'s tuple from the reader's named outputs, averaged over views."""
-    pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale)
+    pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale,
+                          cfg.pip_relative)
     return (np.asarray(outs["face_logits"], np.float32), pip_face,
             sigmoid(outs["tilt_logit"][:, 0]), sigmoid(outs["stacked_logit"][:, 0]),
             die_probability(outs), up_margin(outs))

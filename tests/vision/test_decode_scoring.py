@@ -42,6 +42,19 @@ def test_pips_of_a_neighbouring_die_at_the_crop_edge_do_not_count():
     assert count_pips(heat, 0.5, radius=1.0).tolist() == [4]
 
 
+def test_a_relative_pip_line_drops_a_faint_peak_beside_clear_pips():
+    """A three read clearly (0.9) with a faint fourth peak (0.45) inside the radius counts 4
+    at the absolute line 0.4, and 3 when a pip must also reach 0.6 x the strongest; a die
+    whose pips are all faint keeps the absolute line (0.6 x 0.45 is under 0.4)."""
+    heat = np.zeros((2, 1, 32, 32), np.float32)
+    for r, c in ((10, 10), (16, 16), (22, 22)):
+        heat[0, 0, r, c] = 0.9
+        heat[1, 0, r, c] = 0.45
+    heat[:, 0, 10, 22] = 0.45
+    assert count_pips(heat, 0.4).tolist() == [4, 4]
+    assert count_pips(heat, 0.4, relative=0.6).tolist() == [3, 4]
+
+
 def test_match_is_one_to_one_nearest_first():
     gt = np.array([[0, 0, 10, 10], [8, 0, 18, 10]], np.float32)
     pred = np.array([[9, 5], [14, 5], [50, 50]], np.float32)
