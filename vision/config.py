@@ -64,8 +64,9 @@ class ReaderConfig(BaseModel):
                               description="count pips within this x the die side of the crop "
                                           "centre (a neighbour's pips lie further out)")
     # A neighbour's pips, or a side face's, leave faint peaks that still cross the absolute
-    # line on a small, blurred die. A line relative to the crop's strongest pip drops them
-    # when the die's own pips are clear (docs/verdicts.md, session 27). 0: off.
+    # line on a small, blurred die; a line relative to the crop's strongest pip drops them
+    # when the die's own pips are clear. Off: in the verdict it moved good rolls valid by
+    # under half a point on the tuning suite (docs/verdicts.md, session 27).
     pip_relative: float = Field(0.0, ge=0.0, lt=1.0,
                                 description="also need this x the crop's strongest peak within "
                                             "the radius to count a pip (0: off)")
