@@ -81,6 +81,9 @@ def main() -> None:
     ap.add_argument("--sure-margin", type=float, default=ReaderConfig().sure_margin,
                     help="a die whose first view reads an up margin under this is read in "
                          "every view (the cascade's margin doubt)")
+    ap.add_argument("--sure-tilt", type=float, default=ReaderConfig().sure_tilt,
+                    help="a shaker die whose first view reads this tilt or more is read in "
+                         "every view (the cascade's tilt doubt; Craps and High Roll ignore it)")
     ap.add_argument("--sure-no-die", type=float, default=ReaderConfig().sure_no_die,
                     help="a first reading under this die-or-not probability is not read "
                          "again (0: every place in doubt is, as before session 23)")
@@ -129,7 +132,8 @@ def main() -> None:
                                        zoom_clusters=args.zoom_clusters,
                                        zoom_prefer_first=args.zoom_prefer_first,
                                        sure_no_die=args.sure_no_die,
-                                       sure_margin=args.sure_margin),
+                                       sure_margin=args.sure_margin,
+                                       sure_tilt=args.sure_tilt),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,

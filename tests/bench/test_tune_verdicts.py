@@ -1,0 +1,37 @@
+"""bench/tune_verdicts.py: the cascade's tilt doubt reaches the runtime it reads with."""
+
+import pickle
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import bench_verdicts as bv
+import tune_verdicts as tv
+
+from dicecall.vision.config import ReaderConfig
+
+
+def _run(monkeypatch, data: Path, reads: Path, sure_tilt: str) -> None:
+    monkeypatch.setattr(sys, "argv", ["tune_verdicts.py", "--data", str(data), "--tilt", "0.05",
+                                      "--stacked", "0.7", "--no-roll-tilt", "0.025",
+                                      "--sure-tilt", sure_tilt, "--reads", str(reads)])
+    tv.main()
+
+
+def test_sure_tilt_keeps_one_runtime_per_value(tmp_path, monkeypatch, capsys):
+    """The Props & Hops line and the one-view shortcut's tilt line are chosen together
+    (docs/verdicts.md, rule 19): each `--sure-tilt` must read with its own runtime and keep
+    its reads apart, or the sweep compares one runtime with itself."""
+    data = tmp_path / "suite"
+    monkeypatch.setattr(sys, "argv", ["bench_verdicts.py", "--count", "1", "--seed", "9100",
+                                      "--width", "320", "--height", "240", "--data", str(data)])
+    bv.main()
+    reads = tmp_path / "reads.pkl"
+    _run(monkeypatch, data, reads, "0.0")
+    _run(monkeypatch, data, reads, "1.0")
+    saved = pickle.loads(reads.read_bytes())
+    assert len(saved) == 2
+    for value in (0.0, 1.0):
+        doubt = tv._doubt(ReaderConfig(sure_tilt=value))
+        assert sum(doubt in key for key in saved) == 1
+    assert "valid called valid" in capsys.readouterr().out
