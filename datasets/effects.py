@@ -53,12 +53,15 @@ def _glare(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return img + blob[..., None] * rng.uniform(15, 60)
 
 
-def finish(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def finish(img: np.ndarray, rng: np.random.Generator,
+           noise_rng: np.random.Generator | None = None) -> np.ndarray:
     """Applies exposure, vignetting, glare, motion blur and sensor noise.
 
     Args:
         img: BGR uint8 image, shape (H, W, 3).
         rng: the scene's random generator.
+        noise_rng: draws the sensor noise alone (default: `rng`). Consecutive frames of a
+            still scene differ only in it (`bench/probe_still_frames.py`).
 
     Returns:
         BGR uint8 image, same shape.
@@ -81,8 +84,9 @@ def finish(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     elif rng.random() < 0.3:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.0))
     sigma = rng.uniform(1.0, 6.0)
-    luma = grain((h, w), rng) * sigma
-    chroma = [grain((h, w), rng) * (sigma * 0.4) for _ in range(3)]
+    noise_rng = rng if noise_rng is None else noise_rng
+    luma = grain((h, w), noise_rng) * sigma
+    chroma = [grain((h, w), noise_rng) * (sigma * 0.4) for _ in range(3)]
     out += cv2.merge([luma + c for c in chroma])
     return cv2.convertScaleAbs(out)
 
