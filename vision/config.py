@@ -120,7 +120,11 @@ class ReaderConfig(BaseModel):
                              description="a first reading under this face probability (after "
                                          "the temperature) is in doubt; so is one whose pip "
                                          "count disagrees with its face")
-    sure_tilt: float = Field(0.03, ge=0.0, le=1.0,
+    # In Props & Hops a die passes if its first view reads under both this and the no-roll
+    # line, or its four-view average reads under the line; so the two are one choice. 0.015
+    # with the line 0.035 since session 28 (rule 19, docs/verdicts.md): the same rolls let
+    # through as 0.03 with 0.025, and more good ones passed. 0.03 in sessions 21-27.
+    sure_tilt: float = Field(0.015, ge=0.0, le=1.0,
                              description="a first reading with this tilt or more is in doubt; "
                                          "1 where a cocked die counts (`for_game`)")
     sure_stacked: float = Field(0.5, ge=0.0, le=1.0,

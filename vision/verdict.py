@@ -42,8 +42,11 @@ class VerdictConfig(BaseModel):
     # line, chosen with it (above) on 640x480 renders. 0.025 since session 27 (rule 18): the
     # edge reads 1920x1080, and on cleaner pictures the tilt reads shallow leans lower, so the
     # line is chosen to be as safe at 1920x1440 as 0.05 was at 640x480 (docs/verdicts.md).
+    # 0.035 since session 28 (rule 19), chosen together with the reader's one-view shortcut
+    # (`ReaderConfig.sure_tilt` 0.015): the shortcut decides which dice the line sees
+    # averaged over four views.
     no_roll_tilt_threshold: float = Field(
-        0.025, gt=0.0, lt=1.0, description="tilt probability = cocked in a game where a cocked "
+        0.035, gt=0.0, lt=1.0, description="tilt probability = cocked in a game where a cocked "
                                           "die is a no roll (the lower of this and "
                                           "tilt_threshold applies)")
     stacked_threshold: float = Field(0.7, gt=0.0, lt=1.0,

@@ -93,7 +93,7 @@ def _read(face_p=0.99, pips=3, tilt=0.01, stacked=0.1, die=0.95, margin=44.0):
     ({}, False),
     ({"face_p": 0.979}, True), ({"face_p": 0.981}, False),   # sure_face 0.98
     ({"pips": 2}, True), ({"pips": 0}, True),                 # the pips disagree / unreadable
-    ({"tilt": 0.03}, True), ({"tilt": 0.029}, False),          # sure_tilt 0.03
+    ({"tilt": 0.015}, True), ({"tilt": 0.0149}, False),       # sure_tilt 0.015
     ({"stacked": 0.5}, True), ({"stacked": 0.49}, False),      # sure_stacked 0.5
     ({"die": 0.79}, True), ({"die": 0.8}, False),              # sure_die 0.8
     ({"margin": 41.9}, True), ({"margin": 42.0}, False),       # sure_margin 42
