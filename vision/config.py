@@ -122,8 +122,9 @@ class ReaderConfig(BaseModel):
                                          "count disagrees with its face")
     # In Props & Hops a die passes if its first view reads under both this and the no-roll
     # line, or its four-view average reads under the line; so the two are one choice. 0.015
-    # with the line 0.035 since session 28 (rule 19, docs/verdicts.md): the same rolls let
-    # through as 0.03 with 0.025, and more good ones passed. 0.03 in sessions 21-27.
+    # with the line 0.035 since session 28 (rule 19, docs/verdicts.md): on its untouched
+    # suite no more unsafe rolls let through than 0.03 with 0.025, and more good ones
+    # passed. 0.03 in sessions 21-27.
     sure_tilt: float = Field(0.015, ge=0.0, le=1.0,
                              description="a first reading with this tilt or more is in doubt; "
                                          "1 where a cocked die counts (`for_game`)")
