@@ -49,22 +49,32 @@ def _pips(key: tuple) -> float | None:
     return float(key[7]) if len(key) > 7 else None
 
 
+def _sure_tilt(key: tuple) -> float | None:
+    """The one-view shortcut's tilt doubt a key was read with (None: every die in every
+    view, or a key from before the cascade, session 21)."""
+    doubt = key[14] if len(key) > 14 else None
+    return float(doubt[2]) if isinstance(doubt, tuple) and isinstance(doubt[0], int) else None
+
+
 def pick(saved: dict, reader_prefix: str | None, name: str,
          tilt_scale: float | None = None, face_scale: float | None = None,
-         margin_scale: float | None = None, pip_radius: float | None = None) -> list:
+         margin_scale: float | None = None, pip_radius: float | None = None,
+         sure_tilt: float | None = None) -> list:
     """The one runtime's reads in a `--reads` file (keys: tune_verdicts' settings)."""
     keys = [k for k in saved if (reader_prefix is None or k[2].startswith(reader_prefix))
             and (tilt_scale is None or _wide(k) == tilt_scale)
             and (face_scale is None or _face(k) == face_scale)
             and (margin_scale is None or _margin(k) == margin_scale)
-            and (pip_radius is None or _pips(k) == pip_radius)]
+            and (pip_radius is None or _pips(k) == pip_radius)
+            and (sure_tilt is None or _sure_tilt(k) == sure_tilt)]
     if len(keys) != 1:
         held = ", ".join(f"reader {k[2][:12]} det {k[3]} views {k[5]} wide {_wide(k)} "
-                         f"face {_face(k)} margin {_margin(k)} pips {_pips(k)}" for k in saved)
+                         f"face {_face(k)} margin {_margin(k)} pips {_pips(k)} "
+                         f"sure tilt {_sure_tilt(k)}" for k in saved)
         raise SystemExit(f"{name}: {len(keys)} runtimes match --reader "
                          f"{reader_prefix!r} --tilt-scale {tilt_scale} "
                          f"--face-scale {face_scale} --margin-scale {margin_scale} "
-                         f"--pip-radius {pip_radius} "
+                         f"--pip-radius {pip_radius} --sure-tilt {sure_tilt} "
                          f"(held: {held or 'none'})")
     return saved[keys[0]]
 
@@ -124,6 +134,9 @@ def main() -> None:
                     help="the runtime read with this second up-margin crop (0: none)")
     ap.add_argument("--pip-radius", type=float, default=None,
                     help="the runtime read with this pip radius (ReaderConfig.pip_radius)")
+    ap.add_argument("--sure-tilt", type=float, default=None,
+                    help="the runtime read with this one-view shortcut (tune_verdicts "
+                         "--sure-tilt)")
     ap.add_argument("--tilt", type=_floats, default=[0.05, 0.1, 0.2, 0.3])
     ap.add_argument("--stacked", type=_floats, default=[0.25, 0.35, 0.5])
     ap.add_argument("--no-roll-tilt", type=_floats,
@@ -138,8 +151,8 @@ def main() -> None:
     for path in args.reads:
         if not path.is_file():
             raise SystemExit(f"{path}: no such reads file (write it with tune_verdicts --reads)")
-    suites = [pick(_load(p), args.reader, str(p), args.tilt_scale,
-                   args.face_scale, args.margin_scale, args.pip_radius) for p in args.reads]
+    suites = [pick(_load(p), args.reader, str(p), args.tilt_scale, args.face_scale,
+                   args.margin_scale, args.pip_radius, args.sure_tilt) for p in args.reads]
     configs = [VerdictConfig(tilt_threshold=t, stacked_threshold=s, no_roll_tilt_threshold=ph,
                              edge_review_deg=e)
                for t, s, ph, e in itertools.product(args.tilt, args.stacked,

@@ -136,8 +136,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reads", type=Path, nargs="+", help="files written by tune_verdicts --reads")
     ap.add_argument("--reader", default=None, help="sha256 prefix of the reader ONNX")
+    ap.add_argument("--sure-tilt", type=float, default=None,
+                    help="the runtime read with this one-view shortcut (tune_verdicts "
+                         "--sure-tilt)")
     args = ap.parse_args()
-    reads = [r for p in args.reads for r in pick(_load(p), args.reader, str(p))]
+    reads = [r for p in args.reads
+             for r in pick(_load(p), args.reader, str(p), sure_tilt=args.sure_tilt)]
     print(f"{'replaced by truth':<18}" + "".join(f" {g:>22}" for g in (*GAMES, "all")))
     print(f"{'':<18}" + " {:>10} {:>11}".format("unsafe", "good valid") * 4)
     for name, per in lever_rows(reads).items():

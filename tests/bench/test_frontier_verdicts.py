@@ -85,6 +85,19 @@ def test_a_runtime_is_picked_by_its_pip_radius():
         fv.pick(saved, "abc", "f")
 
 
+def test_a_runtime_is_picked_by_its_one_view_shortcut():
+    """`tune_verdicts --sure-tilt` keeps one runtime per shortcut in one file (rule 19)."""
+    key = ("suite", "det", "abc123", 0.2, 0.6, 4, 0.4, 0.5, 0.79, "calibrated", (24.0,),
+           0.0, 0.0, 0.0)
+    doubt = (1, 0.98, 0.03, 0.5, 42.0, 0.8, ("sure_no_die", 0.05))
+    low = (*doubt[:2], 0.015, *doubt[3:])
+    saved = {(*key, doubt): ["0.03"], (*key, low): ["0.015"], key: ["every view"]}
+    assert fv.pick(saved, "abc", "f", sure_tilt=0.015) == ["0.015"]
+    assert fv.pick(saved, "abc", "f", sure_tilt=0.03) == ["0.03"]
+    with pytest.raises(SystemExit, match=r"3 runtimes match.*sure tilt 0\.015"):
+        fv.pick(saved, "abc", "f")
+
+
 def test_per_game_floor_keeps_the_line_that_holds_props_and_hops():
     """668a.3(h): a cocked Props & Hops die read at tilt 0.03 beside a good roll. The loose
     line (0.05) passes the good roll but catches none of the game's unsafe rolls, so a 99 %
