@@ -29,6 +29,7 @@ import numpy as np
 import dicecall.datasets.scene as scene
 from dicecall.datasets.effects import encode_jpeg, finish
 from dicecall.datasets.physics import Sim
+from dicecall.models.evaluate import auc
 from dicecall.vision.config import ReaderConfig, for_game
 from dicecall.vision.preprocess import record_view
 from dicecall.vision.reader import DiceReader
@@ -45,12 +46,6 @@ def still_frames(img: np.ndarray, rng: np.random.Generator, k: int) -> list[np.n
         jpeg = encode_jpeg(finish(img, r, noise_rng=np.random.default_rng(i)), r)
         frames.append(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR))
     return frames
-
-
-def auc(pos, neg) -> float:
-    """P(a positive scores above a negative), ties half."""
-    pos, neg = np.asarray(pos)[:, None], np.asarray(neg)[None]
-    return float((pos > neg).mean() + 0.5 * (pos == neg).mean())
 
 
 def collect(seed: int, count: int, width: int, height: int, k: int, lean: float) -> list[dict]:
@@ -102,7 +97,8 @@ def report(rows: list[dict], k: int) -> None:
     for name, f in ways.items():
         s, c, fl = ([f(t) for t in group] for group in (shallow, cocked, flat))
         line = np.quantile(s, 0.05) if s else np.nan
-        print(f"{name:>16} {auc(s, fl) if s else np.nan:>9.4f} {auc(c, fl):>11.4f} "
+        print(f"{name:>16} {auc(np.array(s), np.array(fl)):>9.4f} "
+              f"{auc(np.array(c), np.array(fl)):>11.4f} "
               f"{100 * np.mean(np.array(fl) >= line):>28.1f}%")
     t = np.array([x[:k] for x in flat])
     print(f"flat dice: median spread over a die's frames (std) {np.median(t.std(1)):.4f}, "

@@ -38,8 +38,3 @@ def test_still_frames_differ_in_noise_alone():
     assert abs(float(diff.mean())) < 0.5  # zero-mean: no change of exposure
     again = probe.still_frames(_scene(), np.random.default_rng(11), 3)
     assert all(np.array_equal(x, y) for x, y in zip(frames, again, strict=True))
-
-
-def test_auc_counts_ties_half():
-    assert probe.auc([0.9, 0.8], [0.1, 0.2]) == 1.0
-    assert probe.auc([0.5], [0.5]) == 0.5
