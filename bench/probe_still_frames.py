@@ -69,11 +69,10 @@ def collect(seed: int, count: int, width: int, height: int, k: int, lean: float)
             mean = np.mean(np.stack(frames).astype(np.float32), 0).round().astype(np.uint8)
             reads = [reader.read(f, record_view(rec)) for f in [*frames, mean]]
             boxes = np.array([d.box for d in rec.dice], np.float32)
+            found = [{g: p for p, g in match(dice.centers, boxes)} for dice in reads]
             for j, d in enumerate(rec.dice):
-                tilts = []
-                for dice in reads:
-                    found = {g: p for p, g in match(dice.centers, boxes)}
-                    tilts.append(float(dice.tilt[found[j]]) if j in found else np.nan)
+                tilts = [float(dice.tilt[f[j]]) if j in f else np.nan
+                         for dice, f in zip(reads, found, strict=True)]
                 rows.append({"tilt_deg": d.tilt_deg, "cocked": d.cocked, "stacked": d.stacked,
                              "in_zone": d.in_zone, "visible": d.visible, "tilts": tilts})
     finally:
