@@ -24,7 +24,7 @@ import itertools
 from pathlib import Path
 
 from bench_verdicts import UNSAFE
-from tune_verdicts import _floats, _load, tally
+from tune_verdicts import _floats, _load, game_of, tally
 
 from dicecall.vision.verdict import VerdictConfig
 
@@ -103,7 +103,6 @@ def per_game_best(suites: list[list], configs: list[VerdictConfig], floor: float
     """(through, good passed %, wrong faces, config, {game: caught %}) of the config with the
     most good rolls valid over the suites pooled among those under which every game on its
     own calls at least `floor` % of its unsafe rolls not valid; None when none does."""
-    from verdict_levers import game_of  # here: verdict_levers imports this module
 
     best = None
     for cfg in configs:

@@ -61,6 +61,14 @@ def main() -> None:
                     help="the tilt at which a die is held to --tilted-edge-deg")
     ap.add_argument("--min-conf", type=_floats, default=[VerdictConfig().min_confidence],
                     help="face probability needed to accept a reading")
+    ap.add_argument("--shallow-reach", type=_floats, default=[VerdictConfig().shallow_reach],
+                    help="Props & Hops: beyond this x its side from its nearest die or wall a "
+                         "die can lean only steeply (rule 20)")
+    ap.add_argument("--steep-line", type=_floats, default=[VerdictConfig().steep_line],
+                    help="Props & Hops: tilt line between --shallow-reach and the support "
+                         "reach (0 off)")
+    ap.add_argument("--game", choices=("craps", "props-and-hops", "high-roll"), default=None,
+                    help="tally only this game's rolls (High Roll: both of its variants)")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
     ap.add_argument("--die", type=_floats, default=[ReaderConfig().die_threshold])
     ap.add_argument("--views", type=lambda t: [int(v) for v in t.split(",")],
@@ -118,7 +126,7 @@ def main() -> None:
           f"{'pips':>4} "
           f"{'tilt':>5} {'stacked':>7} "
           f"{'ph tilt':>7} {'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
-          f"{'tedge':>5} {'unsafe not valid':>17} "
+          f"{'tedge':>5} {'shal':>5} {'steep':>5} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
     for det, die, views, zoom, wide, face, mscale, pip, rel in itertools.product(
             args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
@@ -158,9 +166,12 @@ def main() -> None:
             saved[key] = reads
             if args.reads is not None:
                 args.reads.write_bytes(pickle.dumps(saved))
-        _grid(saved[key], args.tilt, args.stacked, args.no_roll_tilt, args.support,
+        reads = saved[key] if args.game is None else \
+            [r for r in saved[key] if game_of(r[1]) == args.game]
+        _grid(reads, args.tilt, args.stacked, args.no_roll_tilt, args.support,
               args.void_deg, args.edge_deg, args.reach, args.min_conf,
-              args.tilted_edge_deg, args.tilted_edge_tilt,
+              args.tilted_edge_deg, args.tilted_edge_tilt, args.shallow_reach,
+              args.steep_line,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
               f"{pip:>4}" + (f" rel {rel}" if rel else ""))
 
@@ -178,6 +189,11 @@ def _zoom(cfg: ReaderConfig) -> tuple:
     # keys before the windows per cluster (session 23) lack them
     looks = looks if cfg.zoom_clusters == 1 else (*looks, cfg.zoom_clusters, cfg.zoom_gap)
     return (*looks, "prefer_first") if cfg.zoom_prefer_first else looks
+
+
+def game_of(rec) -> str:
+    """The column of a scene's game: High Roll's ten- and six-dice variants share one."""
+    return "high-roll" if rec.game.startswith("high-roll") else rec.game
 
 
 def _digest(path: Path) -> str:
@@ -201,17 +217,19 @@ def tally(reads: list, cfg: VerdictConfig) -> dict[str, int]:
 def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list[float],
           supports: list[float], voids: list[float], edges: list[float], reaches: list[float],
           confs: list[float], tilted_edges: list[float], tilted_tilt: float,
-          prefix: str) -> None:
-    for tilt, stacked, ph, support, void, edge, reach, conf, tedge in itertools.product(
-            tilts, stackeds, ph_tilts, supports, voids, edges, reaches, confs, tilted_edges):
+          shallows: list[float], steeps: list[float], prefix: str) -> None:
+    for (tilt, stacked, ph, support, void, edge, reach, conf, tedge, shallow,
+         steep) in itertools.product(tilts, stackeds, ph_tilts, supports, voids, edges,
+                                     reaches, confs, tilted_edges, shallows, steeps):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
                             no_roll_tilt_threshold=ph, support_reach=support,
                             void_margin_deg=void, edge_review_deg=edge, stack_reach=reach,
                             min_confidence=conf, tilted_edge_review_deg=tedge,
-                            tilted_edge_tilt=tilted_tilt)
+                            tilted_edge_tilt=tilted_tilt, shallow_reach=shallow,
+                            steep_line=steep)
         n = tally(reads, cfg)
         print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {support:>7} {void:>5} {edge:>5} "
-              f"{reach:>5} {conf:>5} {tedge:>5} "
+              f"{reach:>5} {conf:>5} {tedge:>5} {shallow:>5} {steep:>5} "
               f"{100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10}")

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from bench_verdicts import UNSAFE, zones_of
 from frontier_verdicts import pick
-from tune_verdicts import _load
+from tune_verdicts import _load, game_of
 
 from dicecall.vision.profiles import profile
 from dicecall.vision.scoring import match
@@ -41,11 +41,6 @@ LEVERS = {"as read": (), "pips": ("pips",), "conf": ("conf",), "tilt": ("tilt",)
           "tilt + margin": ("tilt", "margin"), "pips + conf": ("pips", "conf"),
           "all": ("pips", "conf", "tilt", "stacked", "margin")}
 GAMES = ("craps", "props-and-hops", "high-roll")
-
-
-def game_of(rec) -> str:
-    """The column of a scene's game: High Roll's ten- and six-dice variants share one."""
-    return "high-roll" if rec.game.startswith("high-roll") else rec.game
 
 
 def with_truth(dice, labels: list, fix: tuple[str, ...]):

@@ -35,3 +35,27 @@ def test_sure_tilt_keeps_one_runtime_per_value(tmp_path, monkeypatch, capsys):
         doubt = tv._doubt(ReaderConfig(sure_tilt=value))
         assert sum(doubt in key for key in saved) == 1
     assert "valid called valid" in capsys.readouterr().out
+
+
+def test_game_filter_and_the_steep_band_grid(tmp_path, monkeypatch, capsys):
+    """`--game` tallies one game's rolls only (rule 20 is chosen on Props & Hops alone), and
+    each `--steep-line` value is a row of the grid."""
+    data = tmp_path / "suite"
+    monkeypatch.setattr(sys, "argv", ["bench_verdicts.py", "--count", "2", "--seed", "9100",
+                                      "--width", "320", "--height", "240", "--data", str(data)])
+    bv.main()
+    capsys.readouterr()
+    rows = {}
+    for game in (None, "props-and-hops"):
+        monkeypatch.setattr(sys, "argv", ["tune_verdicts.py", "--data", str(data), "--tilt",
+                                          "0.05", "--stacked", "0.7", "--steep-line", "0,0.2",
+                                          "--shallow-reach", "0.9",
+                                          "--reads", str(tmp_path / "reads.pkl")]
+                            + ([] if game is None else ["--game", game]))
+        tv.main()
+        lines = capsys.readouterr().out.splitlines()[1:]
+        assert len(lines) == 2 and [line.split()[-6] for line in lines] == ["0.0", "0.2"]
+        # the "of" columns: unsafe rolls, then good rolls
+        rows[game] = [int(line.split()[-4]) + int(line.split()[-2]) for line in lines]
+    assert rows["props-and-hops"] == [2, 2]  # the two shaker scenes
+    assert rows[None] == [6, 6]

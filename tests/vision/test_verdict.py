@@ -316,6 +316,56 @@ def test_a_die_boxed_short_still_reaches_the_die_it_leans_on_668a_3_h():
     assert v.status == VALID and "flag_unsupported" in {r.code for r in v.reasons}
 
 
+STEEP = VerdictConfig(shallow_reach=0.9, steep_line=0.3)
+
+
+@pytest.mark.parametrize(("y", "tilt", "status"), [
+    (18, 0.2, NO_ROLL),     # 0.9 x 20 px from the wall: a shallow lean could rest there
+    (18.5, 0.2, VALID),     # just beyond: only a steep lean, which reads over 0.3
+    (18.5, 0.3, NO_ROLL),   # read at the steep line
+    (26, 0.2, VALID),       # the band's far end, 1.3 sides (the support reach)
+    (26.5, 0.2, VALID),     # beyond the support reach: flag_unsupported as before
+    (26.5, 0.4, VALID),     # ... up to the unsupported line, above the steep one
+])
+def test_a_die_too_far_for_a_shallow_lean_is_held_to_the_steep_line_668a_3_h(y, tilt, status):
+    """Rule 20 (session 29): a die between `shallow_reach` and `support_reach` of its sides
+    from its nearest wall or die is flagged from `steep_line`."""
+    v = verdict(dice((100, 100, 3), (200, y, 5, {"tilt": tilt})), profile(PROPS), WALLED, STEEP)
+    assert v.status == status
+    codes = {r.code: r for r in v.reasons}
+    if status == VALID and y <= 26:
+        assert codes["flag_far_from_support"].dice == (1,)
+        assert codes["flag_far_from_support"].section == "668a.3(h)"
+    if status == NO_ROLL:
+        assert "flag_far_from_support" not in codes and codes["cocked"].dice == (1,)
+
+
+def test_the_steep_band_measures_the_other_die_too_668a_3_h():
+    """The band is measured to the nearest die as well as to the wall: a die 0.85 sides from
+    the other leans on it as shallowly as on the wall."""
+    v = verdict(dice((100, 100, 3), (117, 100, 5, FAINT)), profile(PROPS), WALLED, STEEP)
+    assert v.status == NO_ROLL
+    v = verdict(dice((100, 100, 3), (119, 100, 5, FAINT)), profile(PROPS), WALLED, STEEP)
+    assert v.status == VALID and "flag_far_from_support" in {r.code for r in v.reasons}
+
+
+@pytest.mark.parametrize(("game", "zones", "cfg"), [
+    (PROPS, ZONES, STEEP),         # no calibrated wall: nothing is measured
+    (PROPS, WALLED, VerdictConfig(shallow_reach=0.9, steep_line=0.0)),  # off
+    (PROPS, WALLED, VerdictConfig(shallow_reach=0.9, steep_line=0.02)),  # under the line: off
+])
+def test_the_steep_band_is_off_without_a_wall_or_a_line(game, zones, cfg):
+    v = verdict(dice((100, 100, 3), (200, 20, 5, FAINT)), profile(game), zones, cfg)
+    assert v.status == NO_ROLL and "flag_far_from_support" not in {r.code for r in v.reasons}
+
+
+def test_the_steep_band_leaves_craps_alone_623a_9_b():
+    """Where a cocked die counts the band does not apply: the flag only asks for its edge."""
+    v = verdict(dice((100, 100, 3), (200, 20, 5, {**FAINT, "margin": 20.0})), profile(CRAPS),
+                WALLED, STEEP)
+    assert v.status == REVIEW and "flag_far_from_support" not in {r.code for r in v.reasons}
+
+
 @pytest.mark.parametrize("game", [CRAPS, HIGH])
 def test_a_die_on_a_die_boxed_short_is_still_on_it_623a_8_b_675a_4_b(game):
     """A die on a die whose box the detector cut to 12 px, 18 px from the centre of the 20 px
