@@ -110,21 +110,23 @@ class VerdictConfig(BaseModel):
         0.5, gt=0.0, le=1.0,
         description="a flag at or above this probability calls a no roll even on a die with "
                     "nothing to lean on (an object the camera cannot see may hold it up)")
-    # A shallow lean (5-12 degrees, which the tilt reads as low as flat dice) rides on the
-    # wall's fillet or on the other die, so its centre lies close to what holds it: in the
-    # generated shakers within 0.81 of a side (tuning seed 9200). A die further out can lean
-    # only steeply, which the tilt reads high; so between `shallow_reach` and
-    # `support_reach` a die is flagged from `steep_line` instead of the Props & Hops line.
+    # A shallow lean on the wall (5-12 degrees, which the tilt reads as low as flat dice)
+    # rides on its fillet, so the die's centre lies close to the wall: in the generated
+    # shakers within 0.81 of a side (tuning seed 9200). Further out a die can lean on the
+    # wall only steeply, which the tilt reads high; so a die with no other die within
+    # `support_reach` and the wall between `shallow_reach` and `support_reach` is flagged
+    # from `steep_line` instead of the Props & Hops line. Not for a die near the other die:
+    # on LEAN91 dice leaning 20-35 degrees on a die 0.8-1.3 sides away read 0.07-0.27.
     # Off (0) until an untouched suite judges it (docs/verdicts.md, session 29, rule 20).
     shallow_reach: float = Field(
         0.9, gt=0.0, le=10.0,
-        description="Props & Hops: a die whose nearest die or wall (the support rule's "
-                    "distance) lies beyond this x its side can lean only steeply")
+        description="Props & Hops: a die with no other die within `support_reach` whose "
+                    "wall lies beyond this x its side can lean on it only steeply")
     steep_line: float = Field(
         0.0, ge=0.0, le=1.0,
-        description="Props & Hops: the tilt line of a die between `shallow_reach` and "
-                    "`support_reach` from its nearest support, where it is above the game's "
-                    "line (0: off)")
+        description="Props & Hops: the tilt line of a die with no die in reach and the wall "
+                    "between `shallow_reach` and `support_reach`, where it is above the "
+                    "game's line (0: off)")
 
     # Where a cocked die counts, the tilt line only decides which dice are checked for
     # resting on two sides (void) or near an edge (review); a flat die passes those checks
@@ -239,10 +241,11 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     _count_reasons(profile, len(play), reasons)
     own = _box_sides(dice.boxes)
     side, nearest = _neighbours(dice, own)
-    gap = _support_gap(dice, profile, zones, play, side, nearest)
-    free = gap > cfg.support_reach
+    apart, wall = _support_gaps(dice, profile, zones, play, side, nearest)
+    free = (apart > cfg.support_reach) & (wall > cfg.support_reach)
     _stacked_reasons(dice, profile, len(play), cfg, reasons, side, nearest, free)
-    _die_reasons(dice, profile, play, cfg, reasons, free, gap)
+    steep = (apart > cfg.support_reach) & (wall > cfg.shallow_reach) & ~free
+    _die_reasons(dice, profile, play, cfg, reasons, free, steep, wall)
     _partly_hidden(profile, play, own[play], cfg, reasons)
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     order = _stable_order(dice, play)
@@ -270,23 +273,25 @@ def _zone_reasons(dice, profile, zones, reasons) -> np.ndarray:
     return flagged
 
 
-def _support_gap(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,
-                 side: np.ndarray, nearest: np.ndarray) -> np.ndarray:
-    """(N,) distance in sides from each die to the nearest die or wall it could lean on,
-    where that can lift a no roll (668a.3(h)); 0 elsewhere, which lifts nothing.
+def _support_gaps(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,
+                  side: np.ndarray, nearest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(apart, wall), each (N,): distances in sides from each die to the nearest other die
+    and to the wall, where what a die could lean on can lift a no roll (668a.3(h)); 0
+    elsewhere, which lifts nothing.
 
     On a flat floor a die rests tilted or raised only against something: another die, or the
     wall at the floor's edge. So in Props & Hops a die further than `support_reach` sides
     from both rests flat whatever its flags say. Only with every die accounted for (a
     missing die may be the one beneath) and a play zone that is the walled floor's outline.
     """
-    gap = np.zeros(len(dice))
+    apart, wall = np.zeros(len(dice)), np.zeros(len(dice))
     if (profile.cocked_counts or not zones.walled or len(play) != profile.expected
             or not len(play)):
-        return gap
-    wall = edge_distance(dice.centers[play], zones.play)
-    gap[play] = np.minimum(nearest[play], wall) / np.maximum(side[play], 1e-9)
-    return gap
+        return apart, wall
+    own = np.maximum(side[play], 1e-9)
+    apart[play] = nearest[play] / own
+    wall[play] = edge_distance(dice.centers[play], zones.play) / own
+    return apart, wall
 
 
 def _box_sides(boxes: np.ndarray) -> np.ndarray:
@@ -387,11 +392,10 @@ def _count_reasons(profile: GameProfile, n: int, reasons) -> None:
 
 
 def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons,
-                free: np.ndarray, gap: np.ndarray) -> None:
+                free: np.ndarray, steep: np.ndarray, wall: np.ndarray) -> None:
     sec = profile.sections
     tilt_line = cfg.tilt_line(profile.cocked_counts)
-    steep = (gap > cfg.shallow_reach) & ~free if cfg.steep_line > tilt_line else \
-        np.zeros(len(dice), bool)
+    steep = steep & (cfg.steep_line > tilt_line)
     for i in play:
         i = int(i)
         probs = np.sort(dice.face_probs[i])[::-1]
@@ -406,10 +410,10 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                                       f"tilt flag p={dice.tilt[i]:.3f} on a die with no die or "
                                       "wall within reach to lean on: it rests on the floor"))
             elif steep[i] and dice.tilt[i] < cfg.steep_line and not near_edge:
-                reasons.append(Reason("flag_far_from_support", VALID, sec["cocked"], (i,),
-                                      f"tilt flag p={dice.tilt[i]:.3f} on a die {gap[i]:.2f} of "
-                                      "its sides from the nearest die or wall: too far for a "
-                                      "shallow lean, and a steep one reads higher"))
+                reasons.append(Reason("flag_far_from_wall", VALID, sec["cocked"], (i,),
+                                      f"tilt flag p={dice.tilt[i]:.3f} on a die {wall[i]:.2f} of "
+                                      "its sides from the wall and with no die in reach: too "
+                                      "far for a shallow lean, and a steep one reads higher"))
             elif not profile.cocked_counts:
                 reasons.append(Reason("cocked", NO_ROLL, sec["cocked"], (i,),
                                       "die not flat on the bottom of the shaker"))

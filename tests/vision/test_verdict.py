@@ -328,25 +328,26 @@ STEEP = VerdictConfig(shallow_reach=0.9, steep_line=0.3)
     (26.5, 0.4, VALID),     # ... up to the unsupported line, above the steep one
 ])
 def test_a_die_too_far_for_a_shallow_lean_is_held_to_the_steep_line_668a_3_h(y, tilt, status):
-    """Rule 20 (session 29): a die between `shallow_reach` and `support_reach` of its sides
-    from its nearest wall or die is flagged from `steep_line`."""
+    """Rule 20 (session 29): a die with no die in reach and the wall between `shallow_reach`
+    and `support_reach` of its sides is flagged from `steep_line`."""
     v = verdict(dice((100, 100, 3), (200, y, 5, {"tilt": tilt})), profile(PROPS), WALLED, STEEP)
     assert v.status == status
     codes = {r.code: r for r in v.reasons}
     if status == VALID and y <= 26:
-        assert codes["flag_far_from_support"].dice == (1,)
-        assert codes["flag_far_from_support"].section == "668a.3(h)"
+        assert codes["flag_far_from_wall"].dice == (1,)
+        assert codes["flag_far_from_wall"].section == "668a.3(h)"
     if status == NO_ROLL:
-        assert "flag_far_from_support" not in codes and codes["cocked"].dice == (1,)
+        assert "flag_far_from_wall" not in codes and codes["cocked"].dice == (1,)
 
 
-def test_the_steep_band_measures_the_other_die_too_668a_3_h():
-    """The band is measured to the nearest die as well as to the wall: a die 0.85 sides from
-    the other leans on it as shallowly as on the wall."""
-    v = verdict(dice((100, 100, 3), (117, 100, 5, FAINT)), profile(PROPS), WALLED, STEEP)
-    assert v.status == NO_ROLL
-    v = verdict(dice((100, 100, 3), (119, 100, 5, FAINT)), profile(PROPS), WALLED, STEEP)
-    assert v.status == VALID and "flag_far_from_support" in {r.code for r in v.reasons}
+def test_the_steep_band_is_for_a_die_with_no_die_in_reach_668a_3_h():
+    """A die may lean steeply on the other die and read low (LEAN91, session 29): with the
+    other die within the support reach (1.3 x 20 px) the Props & Hops line applies, however
+    far the wall."""
+    v = verdict(dice((215, 35, 3), (200, 20, 5, FAINT)), profile(PROPS), WALLED, STEEP)
+    assert v.status == NO_ROLL and "flag_far_from_wall" not in {r.code for r in v.reasons}
+    v = verdict(dice((220, 40, 3), (200, 20, 5, FAINT)), profile(PROPS), WALLED, STEEP)
+    assert v.status == VALID and "flag_far_from_wall" in {r.code for r in v.reasons}
 
 
 @pytest.mark.parametrize(("game", "zones", "cfg"), [
@@ -356,14 +357,14 @@ def test_the_steep_band_measures_the_other_die_too_668a_3_h():
 ])
 def test_the_steep_band_is_off_without_a_wall_or_a_line(game, zones, cfg):
     v = verdict(dice((100, 100, 3), (200, 20, 5, FAINT)), profile(game), zones, cfg)
-    assert v.status == NO_ROLL and "flag_far_from_support" not in {r.code for r in v.reasons}
+    assert v.status == NO_ROLL and "flag_far_from_wall" not in {r.code for r in v.reasons}
 
 
 def test_the_steep_band_leaves_craps_alone_623a_9_b():
     """Where a cocked die counts the band does not apply: the flag only asks for its edge."""
     v = verdict(dice((100, 100, 3), (200, 20, 5, {**FAINT, "margin": 20.0})), profile(CRAPS),
                 WALLED, STEEP)
-    assert v.status == REVIEW and "flag_far_from_support" not in {r.code for r in v.reasons}
+    assert v.status == REVIEW and "flag_far_from_wall" not in {r.code for r in v.reasons}
 
 
 @pytest.mark.parametrize("game", [CRAPS, HIGH])
