@@ -117,7 +117,9 @@ class VerdictConfig(BaseModel):
     # `support_reach` and the wall between `shallow_reach` and `support_reach` is flagged
     # from `steep_line` instead of the Props & Hops line. Not for a die near the other die:
     # on LEAN91 dice leaning 20-35 degrees on a die 0.8-1.3 sides away read 0.07-0.27.
-    # Off (0) until an untouched suite judges it (docs/verdicts.md, session 29, rule 20).
+    # Off (0): rule 20 (docs/verdicts.md, session 29) passed 2.5 points more good rolls on
+    # its untouched suite, but the Props & Hops line itself let over 0.5 % through there
+    # at 1920x1440, and the rule asked for both.
     shallow_reach: float = Field(
         0.9, gt=0.0, le=10.0,
         description="Props & Hops: a die with no other die within `support_reach` whose "
