@@ -360,6 +360,15 @@ def test_the_steep_band_is_off_without_a_wall_or_a_line(game, zones, cfg):
     assert v.status == NO_ROLL and "flag_far_from_wall" not in {r.code for r in v.reasons}
 
 
+def test_the_steep_band_is_off_at_the_committed_lines_668a_3_h():
+    """Rule 20 was not kept (docs/verdicts.md, session 29): a die one side from the wall,
+    read over the Props & Hops line, is a no roll however far the other die."""
+    cfg = VerdictConfig()
+    tilt = (cfg.tilt_line(False) + 0.08) / 2  # over the line, under the rule's steep line
+    v = verdict(dice((100, 100, 3), (200, 20, 5, {"tilt": tilt})), profile(PROPS), WALLED)
+    assert cfg.steep_line == 0 and v.status == NO_ROLL
+
+
 def test_the_steep_band_leaves_craps_alone_623a_9_b():
     """Where a cocked die counts the band does not apply: the flag only asks for its edge."""
     v = verdict(dice((100, 100, 3), (200, 20, 5, {**FAINT, "margin": 20.0})), profile(CRAPS),
