@@ -62,8 +62,8 @@ def main() -> None:
     ap.add_argument("--min-conf", type=_floats, default=[VerdictConfig().min_confidence],
                     help="face probability needed to accept a reading")
     ap.add_argument("--shallow-reach", type=_floats, default=[VerdictConfig().shallow_reach],
-                    help="Props & Hops: beyond this x its side from its nearest die or wall a "
-                         "die can lean only steeply (rule 20)")
+                    help="Props & Hops: a die with no die in reach and the wall beyond this "
+                         "x its side can lean on it only steeply (rule 20)")
     ap.add_argument("--steep-line", type=_floats, default=[VerdictConfig().steep_line],
                     help="Props & Hops: tilt line between --shallow-reach and the support "
                          "reach (0 off)")
