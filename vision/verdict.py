@@ -397,7 +397,6 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                 free: np.ndarray, steep: np.ndarray, wall: np.ndarray) -> None:
     sec = profile.sections
     tilt_line = cfg.tilt_line(profile.cocked_counts)
-    steep = steep & (cfg.steep_line > tilt_line)
     for i in play:
         i = int(i)
         probs = np.sort(dice.face_probs[i])[::-1]

@@ -353,7 +353,6 @@ def test_the_steep_band_is_for_a_die_with_no_die_in_reach_668a_3_h():
 @pytest.mark.parametrize(("game", "zones", "cfg"), [
     (PROPS, ZONES, STEEP),         # no calibrated wall: nothing is measured
     (PROPS, WALLED, VerdictConfig(shallow_reach=0.9, steep_line=0.0)),  # off
-    (PROPS, WALLED, VerdictConfig(shallow_reach=0.9, steep_line=0.02)),  # under the line: off
 ])
 def test_the_steep_band_is_off_without_a_wall_or_a_line(game, zones, cfg):
     v = verdict(dice((100, 100, 3), (200, 20, 5, FAINT)), profile(game), zones, cfg)
