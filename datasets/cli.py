@@ -51,6 +51,10 @@ def generate(
                                              "placement (stack, touch, lean, out) in place "
                                              "of its natural one; repeat")
     ] = None,
+    styles: Annotated[
+        str, typer.Option(help="seen: the training styles; unseen: held-out styles no "
+                               "training set draws, to judge the reader on new dice")
+    ] = "seen",
 ) -> None:
     """Throws dice with pybullet, renders them and writes NAME.jpg + NAME.json pairs."""
     from pydantic import ValidationError
@@ -76,6 +80,7 @@ def generate(
             rare=rare,
             stack_offset=stack_offset,
             force=forced,
+            styles=styles,
         )
     except (ValidationError, ValueError) as exc:
         raise _fail(exc) from exc

@@ -122,15 +122,17 @@ def _look(kind: str, rng: np.random.Generator) -> Look:
 
 
 def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0,
-             stack_offset: float = STACK_OFFSET, force_probability: dict | None = None):
-    """Builds the table, throws and settles the dice, applies forced placements.
+             stack_offset: float = STACK_OFFSET, force_probability: dict | None = None,
+             unseen_styles: bool = False):
+    """Builds the table, throws and settles the dice, applies forced placements;
+    `unseen_styles` draws the dice from `styles.UNSEEN_STYLES`.
 
     Returns:
         (layout, game, roll, styles, forced placement names, rest states).
     """
     layout = sample_layout(kind, rng)
     game, n, roll = _game(kind, rng)
-    styles = sample_styles(rng, n)
+    styles = sample_styles(rng, n, unseen=unseen_styles)
     sim.reset()
     build_layout(sim, layout)
     for st in styles:
@@ -146,6 +148,7 @@ def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0,
 def make_scene(
     sim: Sim, kind: str, seed: int, width: int = 640, height: int = 480, rare: float = 1.0,
     stack_offset: float = STACK_OFFSET, force_probability: dict | None = None,
+    unseen_styles: bool = False,
 ) -> tuple[bytes, SceneRecord]:
     """Simulates, renders and labels one scene.
 
@@ -158,13 +161,14 @@ def make_scene(
         stack_offset: largest offset of a die dropped on another, x its side.
         force_probability: forced placements' probabilities replacing their natural ones
             (`placements.force`).
+        unseen_styles: dice of the held-out styles (`styles.UNSEEN_STYLES`), for judging.
 
     Returns:
         (JPEG bytes, record with `image` left empty for the caller to name).
     """
     rng = np.random.default_rng(seed)
     layout, game, roll, styles, forced, states = simulate(sim, kind, rng, rare, stack_offset,
-                                                          force_probability)
+                                                          force_probability, unseen_styles)
     pos = np.array([s.position_mm for s in states])
     size = max(st.size_mm for st in styles)
     in_view = pos[np.linalg.norm(pos[:, :2] - pos[:, :2].mean(axis=0), axis=1) < 400]

@@ -185,9 +185,37 @@ STYLES: dict[str, DieStyle] = {
 CASINO_STYLES = [s for s in STYLES.values() if s.casino]
 OTHER_STYLES = [s for s in STYLES.values() if not s.casino]
 
+# Styles no training set has drawn (`sample_styles` never picks them unless asked): the
+# held-out real set is "of dice styles not seen here" (DESIGN.md, Targets), so the reader is
+# also judged on synthetic dice of colours, sizes and pip layouts it has never met. Chosen
+# to differ from every style above in at least two of body colour, pip colour, size and
+# pip layout; the colour augmentation in training (any hue, inversion, greyscale) is what
+# is under test, so none is a hue-shift of a seen style alone.
+UNSEEN_STYLES: dict[str, DieStyle] = {
+    s.name: s
+    for s in (
+        DieStyle("orange-18-black", 18.0, 0.08, (20, 120, 240), (20, 20, 20),
+                 pip_radius=0.08, gloss=0.4),
+        DieStyle("white-19-red-pips", 19.0, 0.02, (238, 240, 242), (40, 30, 190),
+                 pip_radius=0.07, pip_spread=0.6, gloss=0.5),
+        DieStyle("black-16-gold", 16.0, 0.14, (25, 22, 22), (40, 170, 215),
+                 pip_radius=0.09, gloss=0.5),
+        DieStyle("smoke-19-translucent", 19.0, 0.0, (70, 70, 75), (245, 245, 245),
+                 translucency=0.6, pip_radius=0.07, pip_spread=0.58, gloss=0.8),
+        DieStyle("wood-20-rounded", 20.0, 0.22, (80, 140, 190), (20, 40, 70),
+                 pip_radius=0.11, pip_spread=0.48, density_g_cm3=0.7, gloss=0.15),
+        DieStyle("pink-14-white", 14.0, 0.16, (180, 120, 240), (250, 250, 250),
+                 pip_radius=0.1, pip_spread=0.52, density_g_cm3=1.2, gloss=0.3),
+        DieStyle("navy-22-small-pips", 22.0, 0.1, (90, 30, 20), (235, 235, 235),
+                 pip_radius=0.055, pip_spread=0.68, density_g_cm3=1.2, gloss=0.45),
+        DieStyle("yellow-19-translucent", 19.0, 0.0, (40, 210, 240), (250, 250, 250),
+                 translucency=0.7, pip_radius=0.075, pip_spread=0.56, gloss=0.8, casino=True),
+    )
+}
+
 
 def sample_styles(
-    rng: np.random.Generator, count: int, casino_share: float = 0.65
+    rng: np.random.Generator, count: int, casino_share: float = 0.65, unseen: bool = False
 ) -> list[DieStyle]:
     """Picks the dice for one scene: usually one matched set, sometimes mixed styles.
 
@@ -195,12 +223,18 @@ def sample_styles(
         rng: random generator of the scene.
         count: number of dice, >= 1.
         casino_share: probability that the set is casino dice, 0-1.
+        unseen: draw from `UNSEEN_STYLES` only, every style alike (a judging set).
 
     Returns:
         `count` styles; casino red dominates because it is what the tables use.
     """
     if count < 1:
         raise ValueError(f"count must be >= 1, got {count}")
+    if unseen:
+        pool = list(UNSEEN_STYLES.values())
+        if rng.random() < 0.15:
+            return [pool[i] for i in rng.integers(len(pool), size=count)]
+        return [pool[int(rng.integers(len(pool)))]] * count
     if rng.random() < casino_share:
         red = STYLES["casino-red-19"] if rng.random() < 0.7 else STYLES["casino-red-19-rounded"]
         base = red if rng.random() < 0.7 else CASINO_STYLES[rng.integers(len(CASINO_STYLES))]

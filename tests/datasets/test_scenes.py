@@ -231,3 +231,11 @@ def test_an_unknown_or_impossible_force_is_refused(tmp_path, force):
 
     with pytest.raises(ValidationError, match="force"):
         GenerateConfig(scene="shaker", count=1, out=tmp_path, force=force)
+
+
+def test_an_unseen_styles_scene_holds_only_held_out_dice(sim):
+    from dicecall.datasets.styles import UNSEEN_STYLES
+
+    for i in range(3):
+        rec = make_scene(sim, "throwbox", scene_seed(11, i), 320, 240, unseen_styles=True)[1]
+        assert rec.dice and all(d.style in UNSEEN_STYLES for d in rec.dice)
