@@ -8,7 +8,9 @@ Accuracy, FP32 and INT8, on:
   `--synth`, 200 scenes of each are generated with seeds 7001-7003, never used in training):
   dice read right, false detections per image, recall of cocked and stacked dice (flag at the
   verdict's thresholds); with `--large N`, the first N throw box scenes rendered at 640x480
-  and again at 4032x3024 (the same dice, 6.3 times wider);
+  and again at 4032x3024 (the same dice, 6.3 times wider); with `--unseen N`, N throw box
+  and N shaker scenes of die styles no training set holds (`datasets.styles.UNSEEN_STYLES`,
+  seeds 7011-7012), read right per style as well: the held-out real set is of unseen styles;
 - the real photos not used in training: epanemu valid + test, matteop65 valid (dice read right
   by centre matching, false detections per image) and tomitomi3 crops (read right).
 Speed, in one interleaved run with the same onnxruntime and threads: the reader's p50 from a
@@ -38,6 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 SCENES = (("throwbox", 7001), ("shaker", 7002), ("craps", 7003))
+UNSEEN = (("throwbox", 7011), ("shaker", 7012))
 CLUSTER_FRAME = ROOT / "tests/data/frames/throwbox_0000058.jpg"
 
 
@@ -63,6 +66,21 @@ def _generate_large(out: Path, count: int) -> list[tuple[str, list[Path], dict]]
                                 workers=0, width=w, height=h))
         rows.append((f"throwbox {w}x{h}", [folder], {"read": 0.999, "flags": 0.995,
                                                       "counts": True}))
+    return rows
+
+
+def _generate_unseen(out: Path, count: int) -> list[tuple[str, list[Path], dict]]:
+    """`count` throw box and shaker scenes whose dice are all of held-out styles. The target
+    is DESIGN's for real top-down photos of unseen dice styles (99 %)."""
+    from dicecall.datasets.generate import GenerateConfig, generate
+
+    rows = []
+    for scene, seed in UNSEEN:
+        folder = out / f"unseen-{scene}"
+        generate(GenerateConfig(scene=scene, count=count, seed=seed, out=folder, workers=0,
+                                styles="unseen"))
+        rows.append((f"unseen styles {scene}", [folder], {"read": 0.99, "flags": 0.995,
+                                                          "counts": scene != "shaker"}))
     return rows
 
 
@@ -139,6 +157,7 @@ def accuracy(reader, folders: list[Path]) -> dict:
 
     tot = {"labelled": 0, "found": 0, "face_right": 0, "false": 0, "images": 0}
     flags = {"cocked": [0, 0], "stacked": [0, 0]}
+    styles: dict[str, list[int]] = {}
     crops0, found0 = reader.reader.crops, reader.found
     for f in folders:
         res = evaluate_folder(reader, f)
@@ -148,6 +167,9 @@ def accuracy(reader, folders: list[Path]) -> dict:
         tot["face_right"] += s.face_right
         tot["false"] += s.false_detections
         tot["images"] += s.images
+        for style, v in res.by_style.items():
+            n = styles.setdefault(style, [0, 0])
+            n[0], n[1] = n[0] + v["labelled"], n[1] + v["read_right"]
         for band, v in res.by_band.items():
             key = "stacked" if band == "stacked" else "cocked"
             flags[key][0] += v["labelled"]
@@ -159,6 +181,7 @@ def accuracy(reader, folders: list[Path]) -> dict:
             "n_cocked": flags["cocked"][0],
             "stacked": flags["stacked"][1] / flags["stacked"][0] if flags["stacked"][0] else None,
             "n_stacked": flags["stacked"][0],
+            "styles": styles,
             # crops read alone (tomitomi3) pass no detector: no views per die found
             "views": ((reader.reader.crops - crops0) / (reader.found - found0)
                       if reader.found > found0 else None)}
@@ -239,6 +262,9 @@ def main() -> int:
     ap.add_argument("--large", type=int, default=0,
                     help="also read this many throw box scenes rendered at 640x480 and again "
                          "at 4032x3024 (0: skip)")
+    ap.add_argument("--unseen", type=int, default=0,
+                    help="also read this many throw box and shaker scenes of held-out die "
+                         "styles (0: skip)")
     ap.add_argument("--real", type=Path, default=SHARED / "data/real-dev")
     ap.add_argument("--peer", type=Path, default=SHARED / "peers/yolo11n-320-untrained.onnx")
     ap.add_argument("--threads", type=int, default=2)
@@ -272,6 +298,8 @@ def main() -> int:
         # Scenes are generated before any onnxruntime session exists: the pool forks.
         synth = args.synth or _generate(Path(tmp), args.count)
         large = _generate_large(Path(tmp), args.large) if args.large else []
+        if args.unseen:
+            large += _generate_unseen(Path(tmp), args.unseen)
         zoom = ReaderConfig().zoom_below if args.zoom is None else args.zoom
         first = min(ReaderConfig().first_views if args.first_views is None
                     else args.first_views, views)
@@ -307,6 +335,7 @@ def main() -> int:
               f"{'target':>7} {'false/img':>9} {'cocked rec':>16} {'stacked rec':>16} "
               f"{'views/die':>9}")
         per_die = {}  # views per die found, runtime FP32, by synthetic set
+        by_style = {}  # read right by die style, runtime FP32, unseen-style sets
         for name, folders, target in _sets(synth, args.real) + large:
             for variant, reader in readers.items():
                 if not target.get("counts", False):
@@ -319,6 +348,12 @@ def main() -> int:
                       f"{_pct(a['cocked']) + ' /' + str(a['n_cocked']):>16} "
                       f"{_pct(a['stacked']) + ' /' + str(a['n_stacked']):>16} "
                       f"{'-' if a['views'] is None else format(a['views'], '.2f'):>9}")
+                if name.startswith("unseen") and variant == "fp32":
+                    by_style[name] = a["styles"]
+        for name, styles in by_style.items():
+            print(f"\n{name}, FP32 runtime, read right by style:")
+            for style, (n, right) in styles.items():
+                print(f"  {style:<24} {right:>5} of {n:<5} {_pct(right / n if n else None)}")
         print()
         rows = speed(readers, synth, args.runs, args.threads)
         if args.peer.is_file():

@@ -94,7 +94,7 @@ def evaluate(
         typer.echo(json.dumps(report))
         return
     for key, value in report.items():
-        if isinstance(value, dict):  # by_band, by_kind: one line per band or kind
+        if isinstance(value, dict):  # by_band, by_kind, by_style: one line each
             typer.echo(f"{key:>22}:")
             for name, counts in value.items():
                 typer.echo(f"{name:>24}: " + ", ".join(

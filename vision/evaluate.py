@@ -17,10 +17,12 @@ class Result:
     score: Score
     by_band: dict = field(default_factory=dict)
     by_kind: dict = field(default_factory=dict)
+    by_style: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return {**self.score.as_dict(), **({"by_band": self.by_band} if self.by_band else {}),
-                **({"by_kind": self.by_kind} if self.by_kind else {})}
+                **({"by_kind": self.by_kind} if self.by_kind else {}),
+                **({"by_style": self.by_style} if self.by_style else {})}
 
 
 def evaluate_folder(reader, folder: Path) -> Result:

@@ -46,7 +46,9 @@ def match_visible_first(centers: np.ndarray, boxes: np.ndarray, seen: np.ndarray
 def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None,
                        stacked_threshold: float | None = None) -> Result:
     """Face and detection score, recall of cocked / stacked dice by tilt band, and dice
-    found and read right by kind (`by_kind`: flat, cocked, stacked, partly hidden, small).
+    found and read right by kind (`by_kind`: flat, cocked, stacked, partly hidden, small)
+    and by die style (`by_style`: a style the reader misreads is a kind of die it will
+    misread on a table).
 
     Each scene is read with its own camera's view of the floor, as a calibrated table gives
     it to the runtime (`preprocess.record_view`); the verdict's lines were chosen on reads
@@ -68,6 +70,7 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
     bands = {f"{lo}-{hi}": [0, 0] for lo, hi in TILT_BANDS}
     stacked = [0, 0]
     kinds = {k: [0, 0, 0] for k in KINDS}
+    styles: dict[str, list[int]] = {}
     for path, rec in load_folder(folder):
         try:
             frame = load_image(path.parent / rec.image)
@@ -84,6 +87,7 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
         score.add(rec.image, dice.centers[keep], dice.face[keep], boxes[seen], faces[seen])
         score.hidden += int((~seen).sum())
         _count_kinds(kinds, rec.dice, seen, pairs, dice.face)
+        _count_styles(styles, rec.dice, seen, pairs, dice.face)
         for p, g in pairs:
             label = rec.dice[g]
             if label.tilt_deg is not None and label.cocked:
@@ -100,7 +104,20 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
                           "recall": stacked[1] / stacked[0] if stacked[0] else None}
     by_kind = {k: {"labelled": n, "found": f, "read_right": r,
                    "read_rate": r / n if n else None} for k, (n, f, r) in kinds.items()}
-    return Result(score, by_band, by_kind)
+    by_style = {k: {"labelled": n, "found": f, "read_right": r, "read_rate": r / n}
+                for k, (n, f, r) in sorted(styles.items())}
+    return Result(score, by_band, by_kind, by_style)
+
+
+def _count_styles(styles: dict, labels: list, seen: np.ndarray, pairs: list, faces: np.ndarray
+                  ) -> None:
+    """Adds each scored die to the [labelled, found, read right] of its style."""
+    read = {g: int(faces[p]) for p, g in pairs}
+    for g, label in enumerate(labels):
+        if seen[g]:
+            n = styles.setdefault(label.style or "unknown", [0, 0, 0])
+            n[0], n[1] = n[0] + 1, n[1] + int(g in read)
+            n[2] += int(read.get(g) == label.face)
 
 
 def _count_kinds(kinds: dict, labels: list, seen: np.ndarray, pairs: list, faces: np.ndarray

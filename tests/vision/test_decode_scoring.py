@@ -216,3 +216,28 @@ def test_synthetic_evaluation_counts_found_and_read_by_kind(tmp_path):
     small = kinds[f"small (< {SMALL_PX:.0f} px)"]
     assert (small["labelled"], small["found"], small["read_right"]) == (1, 0, 0)
     assert kinds["cocked"]["labelled"] == kinds["stacked"]["labelled"] == 0
+
+
+def test_synthetic_evaluation_counts_found_and_read_by_style(tmp_path):
+    """A style the reader misreads shows as that style's own rate (bench_reader --unseen)."""
+    from dicecall.vision.evaluate_synth import evaluate_synthetic
+
+    def edit(rec):
+        for k, d in enumerate(rec["dice"]):
+            d["visible"] = 1.0
+            d["style"] = "gold" if k < 2 else "plain"
+
+    rec, boxes = _one_scene(tmp_path, "throwbox_0000005", edit)
+    faces = [d["face"] for d in rec["dice"]]
+    faces[1] = faces[1] % 6 + 1  # the second gold die is read wrong
+
+    class Stub:
+        def read(self, frame, view=None):
+            return _dice_at(boxes[1:], faces[1:])  # the first gold die is missed
+
+    styles = evaluate_synthetic(Stub(), tmp_path).by_style
+    n = len(boxes)
+    assert styles["gold"] == {"labelled": 2, "found": 1, "read_right": 0, "read_rate": 0.0}
+    assert styles["plain"] == {"labelled": n - 2, "found": n - 2, "read_right": n - 2,
+                               "read_rate": 1.0}
+
