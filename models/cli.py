@@ -83,6 +83,11 @@ def train(
         int, typer.Option("--face-stages", min=1, max=2,
                           help="--stage faces: the face's own copy of the reader's last 1 or 2 "
                                "stages, trained with it (models/faces_train.py)")] = 1,
+    duotone: Annotated[
+        float, typer.Option("--duotone", min=0.0, max=1.0,
+                            help="--stage faces: share of crops recoloured in two random "
+                                 "colours, for dice of colours no training style has "
+                                 "(models/augment.py two_colours)")] = 0.0,
     select: Annotated[
         str, typer.Option("--select", help="--stage flags: the best epoch by the flags' mean "
                           "AUC (auc) or by the share of flat shaker dice flagged at full "
@@ -95,6 +100,8 @@ def train(
     if stage not in ("detector", "reader", "both", "margin", "flags", "faces"):
         raise typer.BadParameter(f"--stage {stage}: detector, reader, both, margin, flags or "
                                  "faces")
+    if duotone > 0 and stage != "faces":
+        raise typer.BadParameter(f"--duotone is for --stage faces, not {stage}")
     setup_torch(threads)
     train_set = [s for d in data for s in load_folder(d)]
     valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
@@ -144,7 +151,7 @@ def train(
         from dicecall.models.faces_train import train_faces
 
         train_faces(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
-                    reader_epochs, seed, resume, stages=face_stages)
+                    reader_epochs, seed, resume, stages=face_stages, duotone=duotone)
 
 
 def export(

@@ -101,9 +101,10 @@ def build_cache(samples: list[Sample], negatives: list[np.ndarray] | None = None
                      np.concatenate(margin).astype(np.float32))
 
 
-def random_crop(cache: CropCache, i: int, rng: np.random.Generator
+def random_crop(cache: CropCache, i: int, rng: np.random.Generator, duotone: float = 0.0
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One augmented 64x64 crop of die i, its pip heatmap target and its geometry.
+    """One augmented 64x64 crop of die i, its pip heatmap target and its geometry;
+    `duotone`: `augment.photometric`'s.
 
     Returns:
         (crop, pip_heat, geom): [64, 64, 3] uint8 RGB; [32, 32] float32 in [0, 1], or all -1
@@ -124,7 +125,7 @@ def random_crop(cache: CropCache, i: int, rng: np.random.Generator
         src = cv2.GaussianBlur(src, (0, 0), 0.4 / k)  # anti-alias, as INTER_AREA would
     crop = cv2.warpAffine(src, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
-    crop = photometric(crop, rng)
+    crop = photometric(crop, rng, duotone=duotone)
     geom = cache.geom[i].copy()
     geom[:2] = (m[:, :2] / k) @ geom[:2]
     # The detector's box size is off by a few percent; so is the size ratio it feeds.

@@ -51,10 +51,12 @@ PIP_WEIGHT = 0.25
 FINETUNE_LR = 2e-4
 
 
-def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator
-               ) -> dict[str, torch.Tensor]:
-    """Augmented crops of the dice `idx` with their targets, as tensors."""
-    crops, heats, geom = zip(*(random_crop(cache, int(i), rng) for i in idx), strict=True)
+def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator,
+               duotone: float = 0.0) -> dict[str, torch.Tensor]:
+    """Augmented crops of the dice `idx` with their targets, as tensors; `duotone`:
+    `augment.photometric`'s."""
+    crops, heats, geom = zip(*(random_crop(cache, int(i), rng, duotone) for i in idx),
+                             strict=True)
     return {
         "crops": torch.from_numpy(crops_to_input(np.stack(crops))),
         "geom": torch.from_numpy(np.stack(geom).astype(np.float32)),

@@ -104,3 +104,33 @@ def test_faces_stage_moves_faces_and_pips_and_leaves_flags_margin_and_die_or_not
     with torch.no_grad():
         for a, b in zip(trained.eval()(crops, geom), back(crops, geom), strict=True):
             assert torch.allclose(a, b, atol=1e-4)
+
+
+def test_two_colours_gives_pips_and_body_new_colours_that_stay_apart() -> None:
+    """White pips on a black die become two other colours, as a gold-on-black or
+    red-on-white die is, and stay bright enough apart to be read."""
+    from dicecall.models.augment import two_colours
+
+    die = np.zeros((8, 8, 3), np.float32)
+    die[2:4, 2:4] = 255.0  # a pip
+    rng = np.random.default_rng(0)
+    pips, bodies = [], []
+    for _ in range(200):
+        out = two_colours(die, rng)
+        pips.append(out[2, 2])
+        bodies.append(out[0, 0])
+    pips, bodies = np.array(pips), np.array(bodies)
+    apart = np.abs(pips.mean(1) - bodies.mean(1))
+    assert apart.min() >= 50 - 1e-3
+    # not only white and black: pips of a colour, bodies of a colour
+    assert (np.ptp(pips, axis=1) > 60).mean() > 0.5 and (np.ptp(bodies, axis=1) > 60).mean() > 0.5
+
+
+def test_duotone_is_refused_outside_the_faces_stage(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+
+    res = CliRunner().invoke(app, ["models", "train", "--data", str(FRAMES), "--stage",
+                                   "flags", "--duotone", "0.3", "--out", str(tmp_path)])
+    assert res.exit_code != 0 and "--duotone is for --stage faces" in res.output
