@@ -85,9 +85,9 @@ def train(
                                "stages, trained with it (models/faces_train.py)")] = 1,
     duotone: Annotated[
         float, typer.Option("--duotone", min=0.0, max=1.0,
-                            help="--stage faces: share of crops recoloured in two random "
-                                 "colours, for dice of colours no training style has "
-                                 "(models/augment.py two_colours)")] = 0.0,
+                            help="--stage faces or detector: share of crops or views "
+                                 "recoloured in two random colours, for dice of colours no "
+                                 "training style has (models/augment.py two_colours)")] = 0.0,
     select: Annotated[
         str, typer.Option("--select", help="--stage flags: the best epoch by the flags' mean "
                           "AUC (auc) or by the share of flat shaker dice flagged at full "
@@ -100,8 +100,8 @@ def train(
     if stage not in ("detector", "reader", "both", "margin", "flags", "faces"):
         raise typer.BadParameter(f"--stage {stage}: detector, reader, both, margin, flags or "
                                  "faces")
-    if duotone > 0 and stage != "faces":
-        raise typer.BadParameter(f"--duotone is for --stage faces, not {stage}")
+    if duotone > 0 and stage not in ("faces", "detector"):
+        raise typer.BadParameter(f"--duotone is for --stage faces or detector, not {stage}")
     setup_torch(threads)
     train_set = [s for d in data for s in load_folder(d)]
     valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
@@ -113,7 +113,7 @@ def train(
             raise typer.BadParameter("--init with --stage both: name the stage it is for")
         tune = {} if init is None else {"init": init, "lr": FINETUNE_LR}
         train_detector(train_set, valid_set, out / "detector", epochs, seed, resume,
-                       synth_per_real=synth_per_real, **tune)
+                       synth_per_real=synth_per_real, duotone=duotone, **tune)
     if stage in ("reader", "both"):
         from dicecall.models.negatives import looks_like_d6, mine, onnx_detector
         from dicecall.models.read_train import train_reader

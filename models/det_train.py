@@ -77,13 +77,15 @@ def build_targets(dice: np.ndarray, whole_box: bool, size: int) -> dict[str, np.
     return {"heat": heat[None], "mask": mask, "wh": wh, "off": off, "whmask": whmask}
 
 
-def make_batch(cache, idx: np.ndarray, rng: np.random.Generator) -> dict[str, torch.Tensor]:
-    """Augmented views of cache[idx], cropped to PATCH, with their targets, as tensors."""
+def make_batch(cache, idx: np.ndarray, rng: np.random.Generator, duotone: float = 0.0
+               ) -> dict[str, torch.Tensor]:
+    """Augmented views of cache[idx], cropped to PATCH, with their targets, as tensors;
+    `duotone`: `augment.photometric`'s."""
     images, targets = [], []
     for i in idx:
         img, boxes, whole = cache[i]
         canvas, dice = detector_view(img, boxes, rng)
-        canvas = photometric(canvas, rng)
+        canvas = photometric(canvas, rng, duotone=duotone)
         x0, y0 = rng.integers(0, DET_SIZE - PATCH + 1, 2)
         x0, y0 = x0 // DET_STRIDE * DET_STRIDE, y0 // DET_STRIDE * DET_STRIDE
         images.append(canvas[y0 : y0 + PATCH, x0 : x0 + PATCH])
@@ -158,14 +160,16 @@ def epoch_order(synthetic: np.ndarray, rng: np.random.Generator,
 def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: int, seed: int,
                    resume: bool, batch_size: int = 16, lr: float = 3e-3,
                    stop_after: int | None = None, init: Path | None = None,
-                   synth_per_real: float = SYNTH_PER_REAL) -> Path:
+                   synth_per_real: float = SYNTH_PER_REAL, duotone: float = 0.0) -> Path:
     """Trains, validating and checkpointing every epoch; returns the best checkpoint's path.
 
     `stop_after` ends this call after that many epochs, as an interruption would (tests).
     `init`: a detector ONNX to fine-tune instead of training from the seed, in eval mode
     (the export folded its batch norms, so batch statistics would undo them) at `lr`
     (FINETUNE_LR from the command line); its own score is epoch 0's, so the best checkpoint
-    is never worse than the start by the selection score.
+    is never worse than the start by the selection score. `duotone`: the share of views
+    recoloured in two random colours (`augment.two_colours`): a black die with gold pips on
+    dark felt was found as single pips, or not at all (models/detector.md, session 30).
     """
     log = RunLog(out)
     seed_everything(seed)
@@ -202,5 +206,6 @@ def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: 
     return run_epochs(model, opt, out, log, seed=seed, start=start, last=last, epochs=epochs,
                       lr=lr, steps=steps, batch_size=batch_size,
                       order_of=partial(epoch_order, synthetic, synth_per_real=synth_per_real),
-                      batch_of=partial(make_batch, cache), loss_fn=detector_loss, log_every=10,
+                      batch_of=partial(make_batch, cache, duotone=duotone),
+                      loss_fn=detector_loss, log_every=10,
                       score=score_of, best=best)

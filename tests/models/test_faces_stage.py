@@ -133,4 +133,4 @@ def test_duotone_is_refused_outside_the_faces_stage(tmp_path: Path) -> None:
 
     res = CliRunner().invoke(app, ["models", "train", "--data", str(FRAMES), "--stage",
                                    "flags", "--duotone", "0.3", "--out", str(tmp_path)])
-    assert res.exit_code != 0 and "--duotone is for --stage faces" in res.output
+    assert res.exit_code != 0 and "--duotone is for --stage faces or detector" in res.output
