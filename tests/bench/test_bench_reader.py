@@ -14,3 +14,24 @@ def test_bench_reader_refuses_a_synth_folder_without_its_test_sets(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 2
     assert "no test-shaker, test-craps" in res.stderr
+
+
+def test_unseen_rows_hold_only_held_out_styles_and_are_judged_at_the_real_photo_target(
+        tmp_path):
+    """The unseen-styles rows stand for the held-out real set (DESIGN: 99 % on real photos of
+    unseen styles): their scenes must hold no die of a training style."""
+    import pytest
+
+    pytest.importorskip("pybullet")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from bench_reader import UNSEEN, _generate_unseen
+
+    from dicecall.datasets.schema import load_folder
+    from dicecall.datasets.styles import UNSEEN_STYLES
+
+    rows = _generate_unseen(tmp_path, 2)
+    assert [name for name, _, _ in rows] == [f"unseen styles {s}" for s, _ in UNSEEN]
+    for _, folders, target in rows:
+        assert target["read"] == 0.99
+        styles = {d.style for f in folders for _, rec in load_folder(f) for d in rec.dice}
+        assert styles and styles <= set(UNSEEN_STYLES)
