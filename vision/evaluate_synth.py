@@ -86,8 +86,8 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
         pairs, keep = match_visible_first(dice.centers, boxes, seen)
         score.add(rec.image, dice.centers[keep], dice.face[keep], boxes[seen], faces[seen])
         score.hidden += int((~seen).sum())
-        _count_kinds(kinds, rec.dice, seen, pairs, dice.face)
-        _count_styles(styles, rec.dice, seen, pairs, dice.face)
+        _count(kinds, rec.dice, seen, pairs, dice.face, _kinds_of)
+        _count(styles, rec.dice, seen, pairs, dice.face, lambda d: [d.style or "unknown"])
         for p, g in pairs:
             label = rec.dice[g]
             if label.tilt_deg is not None and label.cocked:
@@ -109,29 +109,22 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
     return Result(score, by_band, by_kind, by_style)
 
 
-def _count_styles(styles: dict, labels: list, seen: np.ndarray, pairs: list, faces: np.ndarray
-                  ) -> None:
-    """Adds each scored die to the [labelled, found, read right] of its style."""
-    read = {g: int(faces[p]) for p, g in pairs}
-    for g, label in enumerate(labels):
-        if seen[g]:
-            n = styles.setdefault(label.style or "unknown", [0, 0, 0])
-            n[0], n[1] = n[0] + 1, n[1] + int(g in read)
-            n[2] += int(read.get(g) == label.face)
+def _kinds_of(label) -> list[str]:
+    box = label.box
+    of = ["stacked" if label.stacked else "cocked" if label.cocked else "flat"]
+    of += ["partly hidden"] * (label.visible < PARTLY_HIDDEN)
+    return of + [KINDS[-1]] * (max(box[2] - box[0], box[3] - box[1]) < SMALL_PX)
 
 
-def _count_kinds(kinds: dict, labels: list, seen: np.ndarray, pairs: list, faces: np.ndarray
-                 ) -> None:
-    """Adds each scored die to the [labelled, found, read right] of every kind it is."""
+def _count(groups: dict, labels: list, seen: np.ndarray, pairs: list, faces: np.ndarray,
+           keys) -> None:
+    """Adds each scored die to the [labelled, found, read right] of every group `keys(label)`
+    puts it in, creating a group on first sight."""
     read = {g: int(faces[p]) for p, g in pairs}
     for g, label in enumerate(labels):
         if not seen[g]:
             continue
-        box = label.box
-        of = ["stacked" if label.stacked else "cocked" if label.cocked else "flat"]
-        of += ["partly hidden"] * (label.visible < PARTLY_HIDDEN)
-        of += [KINDS[-1]] * (max(box[2] - box[0], box[3] - box[1]) < SMALL_PX)
-        for k in of:
-            kinds[k][0] += 1
-            kinds[k][1] += int(g in read)
-            kinds[k][2] += int(read.get(g) == label.face)
+        for k in keys(label):
+            n = groups.setdefault(k, [0, 0, 0])
+            n[0], n[1] = n[0] + 1, n[1] + int(g in read)
+            n[2] += int(read.get(g) == label.face)
