@@ -187,10 +187,11 @@ OTHER_STYLES = [s for s in STYLES.values() if not s.casino]
 
 # Styles no training set has drawn (`sample_styles` never picks them unless asked): the
 # held-out real set is "of dice styles not seen here" (DESIGN.md, Targets), so the reader is
-# also judged on synthetic dice of colours, sizes and pip layouts it has never met. Chosen
-# to differ from every style above in at least two of body colour, pip colour, size and
-# pip layout; the colour augmentation in training (any hue, inversion, greyscale) is what
-# is under test, so none is a hue-shift of a seen style alone.
+# also judged on synthetic dice of colours, sizes and pip layouts it has never met. Each
+# differs from every style above in its body or its pip colour (a test checks it), most in
+# size or pip layout too. Some are near a hue turn of a seen style (orange with black pips,
+# of yellow-16), which the training's colour augmentation covers; the coloured pips (gold,
+# red) are what no training style or augmentation gives.
 UNSEEN_STYLES: dict[str, DieStyle] = {
     s.name: s
     for s in (
