@@ -53,7 +53,9 @@ def generate(
     ] = None,
     styles: Annotated[
         str, typer.Option(help="seen: the training styles; unseen: held-out styles no "
-                               "training set draws, to judge the reader on new dice")
+                               "training set draws, to judge the reader on new dice; random: "
+                               "procedural styles of any colour beside the seen ones, to "
+                               "train on")
     ] = "seen",
 ) -> None:
     """Throws dice with pybullet, renders them and writes NAME.jpg + NAME.json pairs."""

@@ -51,10 +51,12 @@ class GenerateConfig(BaseModel):
                                     description="probability per scene of a forced placement "
                                                 "(stack, touch, lean, out), replacing its "
                                                 "natural one before `rare` multiplies it")
-    # A judging set for the reader on dice it has never seen (the held-out real set is of
-    # unseen dice styles, DESIGN.md): never used to train.
-    styles: str = Field("seen", pattern="^(seen|unseen)$",
-                        description="seen: the training styles; unseen: the held-out ones")
+    # "unseen": a judging set for the reader on dice it has never seen (the held-out real set
+    # is of unseen dice styles, DESIGN.md), never used to train; "random": procedural styles
+    # of any colour beside the seen ones, to train on, kept apart from the held-out ones.
+    styles: str = Field("seen", pattern="^(seen|unseen|random)$",
+                        description="seen: the training styles; unseen: the held-out ones; "
+                                    "random: procedural styles with the seen ones")
 
     @field_validator("force")
     @classmethod
@@ -78,15 +80,15 @@ def _worker_init() -> None:
     _SIM = Sim()
 
 
-def _one(args: tuple[str, int, int, int, int, str, float, float, dict, bool]) -> str:
+def _one(args: tuple[str, int, int, int, int, str, float, float, dict, str]) -> str:
     """Renders scene `index` and writes NAME.jpg and NAME.json; returns NAME."""
     from dicecall.datasets.scene import make_scene, scene_seed
 
-    kind, seed, index, width, height, out, rare, stack_offset, force, unseen = args
+    kind, seed, index, width, height, out, rare, stack_offset, force, styles = args
     if _SIM is None:
         _worker_init()
     jpeg, rec = make_scene(_SIM, kind, scene_seed(seed, index), width, height, rare,
-                           stack_offset, force, unseen)
+                           stack_offset, force, styles)
     name = f"{kind}_{index:07d}"
     rec.image = name + ".jpg"
     Path(out, rec.image).write_bytes(jpeg)
@@ -107,7 +109,7 @@ def generate(cfg: GenerateConfig, progress: bool = True) -> list[str]:
     cfg.out.mkdir(parents=True, exist_ok=True)
     jobs = [
         (cfg.scene, cfg.seed, cfg.start + i, cfg.width, cfg.height, str(cfg.out), cfg.rare,
-         cfg.stack_offset, cfg.force, cfg.styles == "unseen")
+         cfg.stack_offset, cfg.force, cfg.styles)
         for i in range(cfg.count)
     ]
     workers = cfg.workers or os.cpu_count() or 1

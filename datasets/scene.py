@@ -123,16 +123,16 @@ def _look(kind: str, rng: np.random.Generator) -> Look:
 
 def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0,
              stack_offset: float = STACK_OFFSET, force_probability: dict | None = None,
-             unseen_styles: bool = False):
-    """Builds the table, throws and settles the dice, applies forced placements;
-    `unseen_styles` draws the dice from `styles.UNSEEN_STYLES`.
+             styles: str = "seen"):
+    """Builds the table, throws and settles the dice, applies forced placements; `styles`:
+    the family the dice are drawn from (`styles.sample_styles`).
 
     Returns:
         (layout, game, roll, styles, forced placement names, rest states).
     """
     layout = sample_layout(kind, rng)
     game, n, roll = _game(kind, rng)
-    styles = sample_styles(rng, n, unseen=unseen_styles)
+    styles = sample_styles(rng, n, family=styles)
     sim.reset()
     build_layout(sim, layout)
     for st in styles:
@@ -148,7 +148,7 @@ def simulate(sim: Sim, kind: str, rng: np.random.Generator, rare: float = 1.0,
 def make_scene(
     sim: Sim, kind: str, seed: int, width: int = 640, height: int = 480, rare: float = 1.0,
     stack_offset: float = STACK_OFFSET, force_probability: dict | None = None,
-    unseen_styles: bool = False,
+    styles: str = "seen",
 ) -> tuple[bytes, SceneRecord]:
     """Simulates, renders and labels one scene.
 
@@ -161,14 +161,15 @@ def make_scene(
         stack_offset: largest offset of a die dropped on another, x its side.
         force_probability: forced placements' probabilities replacing their natural ones
             (`placements.force`).
-        unseen_styles: dice of the held-out styles (`styles.UNSEEN_STYLES`), for judging.
+        styles: the family of the dice: "seen" (training), "unseen" (held out, for judging)
+            or "random" (procedural styles with the seen ones, `styles.sample_styles`).
 
     Returns:
         (JPEG bytes, record with `image` left empty for the caller to name).
     """
     rng = np.random.default_rng(seed)
     layout, game, roll, styles, forced, states = simulate(sim, kind, rng, rare, stack_offset,
-                                                          force_probability, unseen_styles)
+                                                          force_probability, styles)
     pos = np.array([s.position_mm for s in states])
     size = max(st.size_mm for st in styles)
     in_view = pos[np.linalg.norm(pos[:, :2] - pos[:, :2].mean(axis=0), axis=1) < 400]

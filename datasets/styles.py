@@ -215,8 +215,43 @@ UNSEEN_STYLES: dict[str, DieStyle] = {
 }
 
 
+FAMILIES = ("seen", "unseen", "random")
+# A procedural style whose body and pip colours both lie this close (largest channel
+# difference, BGR 0-255) to a held-out style's is drawn again, so training on the random
+# family leaves the held-out styles a judge of dice not trained on.
+HELD_OUT_MARGIN = 60.0
+
+
+def _colour(rng: np.random.Generator) -> np.ndarray:
+    return rng.uniform(0, 255, 3)
+
+
+def _near_held_out(body: np.ndarray, pip: np.ndarray) -> bool:
+    return any(np.abs(body - u.body_bgr).max() < HELD_OUT_MARGIN
+               and np.abs(pip - u.pip_bgr).max() < HELD_OUT_MARGIN
+               for u in UNSEEN_STYLES.values())
+
+
+def random_style(rng: np.random.Generator) -> DieStyle:
+    """A procedural die: any body colour, pips of any colour at least 60 apart in mean
+    brightness from it, any size 12-22 mm, rounding, translucency and pip layout. Every
+    named style has white or black pips; real dice also come with gold, red or green ones
+    (models/reader.md, session 30)."""
+    while True:
+        body, pip = _colour(rng), _colour(rng)
+        if abs(body.mean() - pip.mean()) >= 60 and not _near_held_out(body, pip):
+            break
+    clear = rng.random() < 0.3
+    return DieStyle(
+        "random", float(rng.uniform(12, 22)), float(rng.uniform(0, 0.2)),
+        tuple(int(v) for v in body), tuple(int(v) for v in pip),
+        translucency=float(rng.uniform(0.3, 0.8)) if clear else 0.0,
+        pip_radius=float(rng.uniform(0.055, 0.11)), pip_spread=float(rng.uniform(0.45, 0.68)),
+        density_g_cm3=1.2, gloss=float(rng.uniform(0.15, 0.8)))
+
+
 def sample_styles(
-    rng: np.random.Generator, count: int, casino_share: float = 0.65, unseen: bool = False
+    rng: np.random.Generator, count: int, casino_share: float = 0.65, family: str = "seen"
 ) -> list[DieStyle]:
     """Picks the dice for one scene: usually one matched set, sometimes mixed styles.
 
@@ -224,18 +259,24 @@ def sample_styles(
         rng: random generator of the scene.
         count: number of dice, >= 1.
         casino_share: probability that the set is casino dice, 0-1.
-        unseen: draw from `UNSEEN_STYLES` only, every style alike (a judging set).
+        family: "seen", the named training styles; "unseen", `UNSEEN_STYLES` only, every
+            style alike (a judging set); "random", half the scenes a procedural style
+            (`random_style`, a training set for dice of any colour), half as "seen".
 
     Returns:
         `count` styles; casino red dominates because it is what the tables use.
     """
     if count < 1:
         raise ValueError(f"count must be >= 1, got {count}")
-    if unseen:
+    if family not in FAMILIES:
+        raise ValueError(f"style family {family!r}: one of {FAMILIES}")
+    if family == "unseen":
         pool = list(UNSEEN_STYLES.values())
         if rng.random() < 0.15:
             return [pool[i] for i in rng.integers(len(pool), size=count)]
         return [pool[int(rng.integers(len(pool)))]] * count
+    if family == "random" and rng.random() < 0.5:
+        return [random_style(rng)] * count
     if rng.random() < casino_share:
         red = STYLES["casino-red-19"] if rng.random() < 0.7 else STYLES["casino-red-19-rounded"]
         base = red if rng.random() < 0.7 else CASINO_STYLES[rng.integers(len(CASINO_STYLES))]

@@ -5,14 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicecall.datasets.styles import STYLES, UNSEEN_STYLES, sample_styles
+from dicecall.datasets.styles import (
+    HELD_OUT_MARGIN,
+    STYLES,
+    UNSEEN_STYLES,
+    random_style,
+    sample_styles,
+)
 
 
 def test_held_out_styles_are_never_drawn_for_training_and_only_they_when_asked():
     assert not set(STYLES) & set(UNSEEN_STYLES)
     rng = np.random.default_rng(0)
     training = {s.name for _ in range(2000) for s in sample_styles(rng, 2)}
-    judging = {s.name for _ in range(2000) for s in sample_styles(rng, 2, unseen=True)}
+    judging = {s.name for _ in range(2000) for s in sample_styles(rng, 2, family="unseen")}
     assert training <= set(STYLES) and judging == set(UNSEEN_STYLES)
 
 
@@ -32,6 +38,33 @@ def test_the_training_draw_is_what_it_was_before_the_held_out_styles():
     assert [sample_styles(np.random.default_rng(k), 2)[0].name for k in range(8)] == [
         "casino-green-19", "casino-red-19-rounded", "casino-green-19", "black-16",
         "red-opaque-16", "white-16", "casino-red-19", "casino-purple-19"]
+
+
+def test_procedural_styles_stay_apart_from_the_held_out_ones_and_have_readable_pips():
+    """Training on the random family must leave the held-out styles unseen; its pips must
+    stand out from the body as a die's do; and it must give what no named style has:
+    coloured pips."""
+    rng = np.random.default_rng(1)
+    drawn = [random_style(rng) for _ in range(500)]
+    coloured = 0
+    for d in drawn:
+        body, pip = np.array(d.body_bgr), np.array(d.pip_bgr)
+        assert abs(body.mean() - pip.mean()) >= 60 - 1  # int rounding of the colours
+        for u in UNSEEN_STYLES.values():
+            assert (np.abs(body - u.body_bgr).max() >= HELD_OUT_MARGIN - 1
+                    or np.abs(pip - u.pip_bgr).max() >= HELD_OUT_MARGIN - 1), u.name
+        coloured += np.ptp(pip) > 80  # neither white nor black nor grey
+    assert coloured > 250
+    assert len({d.size_mm for d in drawn}) == len(drawn)
+
+
+def test_the_random_family_mixes_procedural_and_named_styles():
+    rng = np.random.default_rng(2)
+    names = [sample_styles(rng, 2, family="random")[0].name for _ in range(1000)]
+    share = names.count("random") / len(names)
+    assert 0.4 < share < 0.6 and set(names) - {"random"} <= set(STYLES)
+    with pytest.raises(ValueError, match="style family"):
+        sample_styles(rng, 2, family="other")
 
 
 @pytest.mark.parametrize("bad", ["unknown", "", "UNSEEN"])
