@@ -29,7 +29,7 @@ def test_unseen_rows_hold_only_held_out_styles_and_are_judged_at_the_real_photo_
     from dicecall.datasets.schema import load_folder
     from dicecall.datasets.styles import UNSEEN_STYLES
 
-    rows = _generate_unseen(tmp_path, 2)
+    rows = _generate_unseen(tmp_path, 2, workers=1)
     assert [name for name, _, _ in rows] == [f"unseen styles {s}" for s, _ in UNSEEN]
     for _, folders, target in rows:
         assert target["read"] == 0.99
