@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from dicecall.datasets.progress import Progress
 from dicecall.datasets.schema import save_record
+from dicecall.datasets.styles import FAMILIES
 
 _SIM = None
 # The forced placements of `placements.FORCE_PROBABILITY`, named here so that this module
@@ -54,7 +55,7 @@ class GenerateConfig(BaseModel):
     # "unseen": a judging set for the reader on dice it has never seen (the held-out real set
     # is of unseen dice styles, DESIGN.md), never used to train; "random": procedural styles
     # of any colour beside the seen ones, to train on, kept apart from the held-out ones.
-    styles: str = Field("seen", pattern="^(seen|unseen|random)$",
+    styles: str = Field("seen", pattern=f"^({'|'.join(FAMILIES)})$",
                         description="seen: the training styles; unseen: the held-out ones; "
                                     "random: procedural styles with the seen ones")
 

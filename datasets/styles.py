@@ -220,6 +220,9 @@ FAMILIES = ("seen", "unseen", "random")
 # difference, BGR 0-255) to a held-out style's is drawn again, so training on the random
 # family leaves the held-out styles a judge of dice not trained on.
 HELD_OUT_MARGIN = 60.0
+# A procedural die's pips and body lie at least this far apart in mean brightness (0-255), as
+# a die's pips must to be read at all.
+PIP_CONTRAST = 60.0
 
 
 def _colour(rng: np.random.Generator) -> np.ndarray:
@@ -233,13 +236,13 @@ def _near_held_out(body: np.ndarray, pip: np.ndarray) -> bool:
 
 
 def random_style(rng: np.random.Generator) -> DieStyle:
-    """A procedural die: any body colour, pips of any colour at least 60 apart in mean
-    brightness from it, any size 12-22 mm, rounding, translucency and pip layout. Every
+    """A procedural die: any body colour, pips of any colour at least `PIP_CONTRAST` apart in
+    mean brightness from it, any size 12-22 mm, rounding, translucency and pip layout. Every
     named style has white or black pips; real dice also come with gold, red or green ones
     (models/reader.md, session 30)."""
     while True:
         body, pip = _colour(rng), _colour(rng)
-        if abs(body.mean() - pip.mean()) >= 60 and not _near_held_out(body, pip):
+        if abs(body.mean() - pip.mean()) >= PIP_CONTRAST and not _near_held_out(body, pip):
             break
     clear = rng.random() < 0.3
     return DieStyle(

@@ -7,6 +7,7 @@ import pytest
 
 from dicecall.datasets.styles import (
     HELD_OUT_MARGIN,
+    PIP_CONTRAST,
     STYLES,
     UNSEEN_STYLES,
     random_style,
@@ -49,7 +50,7 @@ def test_procedural_styles_stay_apart_from_the_held_out_ones_and_have_readable_p
     coloured = 0
     for d in drawn:
         body, pip = np.array(d.body_bgr), np.array(d.pip_bgr)
-        assert abs(body.mean() - pip.mean()) >= 60 - 1  # int rounding of the colours
+        assert abs(body.mean() - pip.mean()) >= PIP_CONTRAST - 1  # colours rounded to int
         for u in UNSEEN_STYLES.values():
             assert (np.abs(body - u.body_bgr).max() >= HELD_OUT_MARGIN - 1
                     or np.abs(pip - u.pip_bgr).max() >= HELD_OUT_MARGIN - 1), u.name
