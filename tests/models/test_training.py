@@ -35,6 +35,31 @@ def test_detector_run_is_reproducible(toy_yolo: Path, tmp_path: Path) -> None:
     assert not _same(_weights(tmp_path / "a" / "last.pt"), _weights(tmp_path / "c" / "last.pt"))
 
 
+def test_the_detector_cache_keeps_files_encoded_and_gives_their_exact_pixels(
+        toy_yolo: Path, tmp_path: Path) -> None:
+    """Two runs side by side ran out of memory with every scene kept decoded (session 31);
+    the cache keeps the file's bytes and must give the pixels training saw before."""
+    from dataclasses import replace
+
+    import cv2
+
+    from dicecall.models.data import read_rgb
+    from dicecall.models.det_train import MAX_SIDE, cache_images, cached_rgb
+
+    data = load_folder(toy_yolo)
+    big = tmp_path / "big.jpg"
+    cv2.imwrite(str(big), cv2.resize(cv2.imread(str(data[0].image)), (2 * MAX_SIDE, MAX_SIDE)))
+    cache = cache_images([*data, replace(data[0], image=big)])
+    for s, (img, boxes, _) in zip(data, cache[:-1], strict=True):
+        assert img.ndim == 1 and img.nbytes == s.image.stat().st_size
+        assert np.array_equal(cached_rgb(img), read_rgb(s.image))
+        assert np.array_equal(boxes, s.boxes)
+    img, boxes, _ = cache[-1]
+    assert img.shape == (MAX_SIDE // 2, MAX_SIDE, 3)
+    assert np.array_equal(cached_rgb(img), img)
+    assert np.allclose(boxes, data[0].boxes / 2)
+
+
 def test_reader_resume_equals_uninterrupted_run(toy_yolo: Path, tmp_path: Path) -> None:
     setup_torch(1)
     data = load_folder(toy_yolo)
