@@ -34,8 +34,8 @@ VAL_T = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)  # heatmap thresholds tried at va
 def cache_images(samples: list[Sample]) -> list[tuple[np.ndarray, np.ndarray, bool]]:
     """Loads every image once; returns (image, boxes, whole_box), the image as its file's
     bytes, or shrunk to MAX_SIDE as pixels when larger. Kept encoded because an epoch views a
-    few thousand of the images: decoded, 15,614 scenes of 640x480 held 12.5 GB and two runs
-    side by side ran out of this machine's 24 GB (session 31); encoded, about 57 KB each
+    few thousand of the images: decoded, two runs side by side (11.5 and 12.5 GB, one loading
+    15,614 scenes of 640x480) ran out of this machine's 24 GB (session 31); encoded, 57 KB each
     (3,000 craps scenes: 383 MB against 2,894 MB; a batch of 16 views 125 ms against 107)."""
     out = []
     for s in samples:
