@@ -67,8 +67,10 @@ def train(
                      "a detector ONNX to fine-tune."),
     ] = None,
     synth_per_real: Annotated[
-        float, typer.Option("--synth-per-real", help="Reader: plain synthetic dice per real die "
-                            "in one epoch (a fresh draw each epoch).", min=0.5, max=20.0),
+        float, typer.Option("--synth-per-real", help="Synthetic samples per real one in an epoch, "
+                            "a fresh draw each epoch: plain synthetic dice per real die "
+                            "(reader), synthetic scenes per real photo (detector).",
+                            min=0.5, max=20.0),
     ] = 2.0,
     own_flag_stem: Annotated[
         bool, typer.Option("--own-flag-stem", help="--stage flags: the flags get their own "
