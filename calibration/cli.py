@@ -87,7 +87,7 @@ def zones(
     from .camera_model import CameraIntrinsics
     from .layout import MarkerLayout, ZonesFile, load_json
     from .table import find_markers, fit_table, parse_points
-    from .zones import calibrate_zones, draw_zones
+    from .zones import calibrate_zones, draw_zones, outside_frame
 
     try:
         if (layout is None) == (points is None):
@@ -112,6 +112,15 @@ def zones(
                f"max {pose.max_px:.3f} px -> {out}")
     for d in table.die_px:
         typer.echo(f"  {d.zone}: die {d.centre_px:.1f} px ({d.min_px:.1f}-{d.max_px:.1f})")
+    size = (frame.shape[1], frame.shape[0]) if frame is not None else (
+        (intr.width, intr.height) if intr is not None else None)
+    if size is None:
+        typer.echo("  frame size unknown (no --image or --camera): zones not checked against "
+                   "the frame's edges")
+    for name, role, edge, d in outside_frame(table, *size) if size else []:
+        typer.echo(f"warning: zone {name} ({role}) runs {d:.1f} px past the frame's {edge} "
+                   f"edge ({size[0]}x{size[1]}): a die there is cut off or unseen; move the "
+                   "camera or shrink the zone", err=True)
     if overlay is not None and frame is not None:
         cv2.imwrite(str(overlay), draw_zones(frame, table))
 

@@ -102,6 +102,25 @@ def calibrate_zones(pose: TablePose, zones: ZonesFile) -> TableCalibration:
                             die_px=die_sizes(pose, zones))
 
 
+def outside_frame(table: TableCalibration, width: int, height: int,
+                  tolerance_px: float = 0.5) -> list[tuple[str, str, str, float]]:
+    """(zone, role, frame edge, pixels past it) for every zone whose outline leaves the frame.
+
+    A die on such a part of the zone is cut by the frame's edge or not seen at all; a die
+    leaning on the shaker wall where the frame cut the shaker off was read flat
+    (docs/verdicts.md, session 32). The verdict still calls a die it cannot see missing, so
+    this is a warning for whoever places the camera, not a refusal.
+    """
+    out = []
+    for spec in table.zones_mm.zones:
+        px = np.array(zone_pixels(table.pose, spec))
+        past = {"left": -px[:, 0].min(), "top": -px[:, 1].min(),
+                "right": px[:, 0].max() - width, "bottom": px[:, 1].max() - height}
+        out += [(spec.name, spec.role, edge, round(float(d), 1))
+                for edge, d in past.items() if d > tolerance_px]
+    return out
+
+
 def load_table(path: str | Path) -> TableCalibration:
     """The edge's entry point: a table calibration file, checked."""
     return load_json(TableCalibration, path)

@@ -73,6 +73,27 @@ def test_zones_from_points(tmp_path):
     assert both.exit_code == 2 and "either --layout" in both.output
 
 
+def test_zones_warns_where_a_zone_leaves_the_frame(tmp_path):
+    # The rail (370-420 mm) reaches y 700 + 50 x 620 / 740 = 741.9 px, past the bottom of a
+    # 1280x720 frame: a die there is cut off (docs/verdicts.md, session 32). A 1280x800
+    # frame holds every zone.
+    pts = "100,80=-600,-370;1180,80=600,-370;1180,700=600,370;100,700=-600,370"
+    for height, warned in ((720, True), (800, False)):
+        cv2.imwrite(str(tmp_path / "f.png"), np.zeros((height, 1280, 3), np.uint8))
+        res = runner.invoke(app, ["calibrate", "zones", "--points", pts, "--image",
+                                  str(tmp_path / "f.png"), "--zones",
+                                  str(EXAMPLES / "zones-craps.json"), "--out",
+                                  str(tmp_path / "t.json")])
+        assert res.exit_code == 0, res.output
+        assert ("warning: zone rail (no_roll) runs 21.9 px past the frame's bottom edge"
+                in res.output) is warned, res.output
+        assert "zone table" not in res.output and "unknown" not in res.output
+    res = runner.invoke(app, ["calibrate", "zones", "--points", pts, "--zones",
+                              str(EXAMPLES / "zones-craps.json"), "--out",
+                              str(tmp_path / "t.json")])
+    assert res.exit_code == 0 and "frame size unknown" in res.output
+
+
 def test_exposure_command(tmp_path):
     img = np.full((200, 300, 3), (60, 90, 110), np.uint8)
     img += np.random.default_rng(0).integers(0, 3, img.shape).astype(np.uint8)
