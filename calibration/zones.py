@@ -104,15 +104,18 @@ def calibrate_zones(pose: TablePose, zones: ZonesFile) -> TableCalibration:
 
 def outside_frame(table: TableCalibration, width: int, height: int,
                   tolerance_px: float = 0.5) -> list[tuple[str, str, str, float]]:
-    """(zone, role, frame edge, pixels past it) for every zone whose outline leaves the frame.
+    """(zone, role, frame edge, pixels past it) for every play zone whose outline leaves the
+    frame.
 
     A die on such a part of the zone is cut by the frame's edge or not seen at all; a die
     leaning on the shaker wall where the frame cut the shaker off was read flat
     (docs/verdicts.md, session 32). The verdict still calls a die it cannot see missing, so
-    this is a warning for whoever places the camera, not a refusal.
+    this is a warning for whoever places the camera, not a refusal. No-roll and held zones
+    may run past the frame (the craps rail does in the demo's bundle): a die there is a no
+    roll, or not thrown, seen or not.
     """
     out = []
-    for spec in table.zones_mm.zones:
+    for spec in (z for z in table.zones_mm.zones if z.role == "play"):
         px = np.array(zone_pixels(table.pose, spec))
         past = {"left": -px[:, 0].min(), "top": -px[:, 1].min(),
                 "right": px[:, 0].max() - width, "bottom": px[:, 1].max() - height}

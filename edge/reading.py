@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import uuid
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,6 +26,8 @@ from dicecall.vision.verdict import NO_ROLL, REVIEW, Reason, RollVerdict, Verdic
 from .config import EdgeConfig
 from .flow import Expect
 from .sources import Frame
+
+log = logging.getLogger("dicecall.edge")
 
 MAX_FACES = 10  # RollIn.faces: the most dice any game throws
 COUNT_CODES = ("die_missing", "extra_object")  # findings that depend on the dice expected
@@ -87,11 +90,12 @@ class Reading:
             _, self.vcfg = load_profile(cfg.model_profile, check_model=reader is None)
         self.zones: Zones | None = None
         self.view = None
+        self._table, self._checked_size = None, None
         if cfg.zones is not None:
             from dicecall.calibration.zones import load_table
 
-            table = load_table(cfg.zones)
-            self.zones, self.view = table.zones_px, table.pose.floor_view()
+            self._table = load_table(cfg.zones)
+            self.zones, self.view = self._table.zones_px, self._table.pose.floor_view()
         self.reader = reader if reader is not None else _reader(cfg, self.view)
         self._reference = None
         if cfg.settle.reference_image is not None:
@@ -116,8 +120,22 @@ class Reading:
     def detect(self, frame: Frame) -> Scene:
         """Runs the reader on a settled frame (the costly part; no verdict yet)."""
         image = frame.bgr()
+        self._check_frame(image.shape[1], image.shape[0])
         zones = self.zones or Zones.whole_frame(image.shape[1], image.shape[0])
         return Scene(image, self.reader.read(image), zones)
+
+    def _check_frame(self, width: int, height: int) -> None:
+        """Warns, once per frame size, of each calibrated zone that runs past the frame's
+        edge: the camera has moved or the zones were drawn for another picture, and a die
+        there is cut off or unseen (`calibration.zones.outside_frame`)."""
+        if self._table is None or self._checked_size == (width, height):
+            return
+        from dicecall.calibration.zones import outside_frame
+
+        self._checked_size = (width, height)
+        for name, role, edge, d in outside_frame(self._table, width, height):
+            log.warning("zone %s (%s) runs %.1f px past the %s edge of the %dx%d frames: a die "
+                        "there is cut off or unseen", name, role, d, edge, width, height)
 
     def in_play(self, scene: Scene) -> int:
         """Dice that count as thrown: in the play zone or a no-roll zone, not held."""

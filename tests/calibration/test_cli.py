@@ -73,21 +73,21 @@ def test_zones_from_points(tmp_path):
     assert both.exit_code == 2 and "either --layout" in both.output
 
 
-def test_zones_warns_where_a_zone_leaves_the_frame(tmp_path):
-    # The rail (370-420 mm) reaches y 700 + 50 x 620 / 740 = 741.9 px, past the bottom of a
-    # 1280x720 frame: a die there is cut off (docs/verdicts.md, session 32). A 1280x800
-    # frame holds every zone.
+def test_zones_warns_where_the_play_zone_leaves_the_frame(tmp_path):
+    # The table (play) reaches x 1180 px and the rail (no roll) y 700 + 50 x 620 / 740 = 741.9
+    # px. A die on the table past the frame's edge is cut off or unseen (docs/verdicts.md,
+    # session 32); one on the rail is a no roll, seen or not, so the rail is not warned of.
     pts = "100,80=-600,-370;1180,80=600,-370;1180,700=600,370;100,700=-600,370"
-    for height, warned in ((720, True), (800, False)):
-        cv2.imwrite(str(tmp_path / "f.png"), np.zeros((height, 1280, 3), np.uint8))
+    for width, warned in ((1150, True), (1280, False)):
+        cv2.imwrite(str(tmp_path / "f.png"), np.zeros((720, width, 3), np.uint8))
         res = runner.invoke(app, ["calibrate", "zones", "--points", pts, "--image",
                                   str(tmp_path / "f.png"), "--zones",
                                   str(EXAMPLES / "zones-craps.json"), "--out",
                                   str(tmp_path / "t.json")])
         assert res.exit_code == 0, res.output
-        assert ("warning: zone rail (no_roll) runs 21.9 px past the frame's bottom edge"
+        assert ("warning: zone table (play) runs 30.0 px past the frame's right edge"
                 in res.output) is warned, res.output
-        assert "zone table" not in res.output and "unknown" not in res.output
+        assert "warning: zone rail" not in res.output and "unknown" not in res.output
     res = runner.invoke(app, ["calibrate", "zones", "--points", pts, "--zones",
                               str(EXAMPLES / "zones-craps.json"), "--out",
                               str(tmp_path / "t.json")])

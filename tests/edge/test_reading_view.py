@@ -47,3 +47,34 @@ def test_zones_without_intrinsics_leave_the_reader_its_typical_camera(tmp_path, 
     reading = _reading(tmp_path, kit, tmp_path / "zones.json")
     assert reading.view is None and reading.reader.view is None
     assert reading.zones == load_table(tmp_path / "zones.json").zones_px
+
+
+def test_zones_past_the_frame_are_warned_of_once_per_frame_size(tmp_path, kit, caplog):
+    # A zone drawn for another picture, or a camera knocked aside, leaves part of the play
+    # zone out of view: a die there is cut off or unseen (calibration.zones.outside_frame).
+    import logging
+
+    from dicecall.calibration.layout import ZonesFile
+    from dicecall.calibration.table import TablePose
+    from dicecall.calibration.zones import calibrate_zones
+    from dicecall.edge.sources import Frame
+
+    pose = TablePose(homography=np.eye(3).tolist(), source="points", points=4, rms_px=0,
+                     max_px=0)
+    zones = ZonesFile(zones=[{"name": "floor", "role": "play",
+                              "polygon_mm": [(0, 0), (320, 0), (320, 240), (0, 240)]}])
+    calibrate_zones(pose, zones).save(tmp_path / "zones.json")
+    reading = _reading(tmp_path, kit, tmp_path / "zones.json")
+
+    def frame(w, h):
+        image = np.random.default_rng(0).integers(0, 255, (h, w, 3), np.uint8)  # not blank
+        return Frame(t=0.0, wall=0.0, image=image, grey=None, label="f")
+
+    with caplog.at_level(logging.WARNING, logger="dicecall.edge"):
+        reading.detect(frame(320, 240))
+        assert not caplog.records
+        reading.detect(frame(300, 240))
+        reading.detect(frame(300, 240))
+    assert [r.getMessage() for r in caplog.records] == [
+        "zone floor (play) runs 20.0 px past the right edge of the 300x240 frames: a die there "
+        "is cut off or unseen"]
