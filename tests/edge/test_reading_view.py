@@ -22,6 +22,19 @@ def _reading(tmp_path, kit, zones: Path) -> Reading:
     return Reading(cfg)
 
 
+def _square_floor(tmp_path) -> None:
+    """zones.json: a 320x240 play zone mapped 1:1 onto pixels, no intrinsics."""
+    from dicecall.calibration.layout import ZonesFile
+    from dicecall.calibration.table import TablePose
+    from dicecall.calibration.zones import calibrate_zones
+
+    pose = TablePose(homography=np.eye(3).tolist(), source="points", points=4, rms_px=0,
+                     max_px=0)
+    zones = ZonesFile(zones=[{"name": "floor", "role": "play",
+                              "polygon_mm": [(0, 0), (320, 0), (320, 240), (0, 240)]}])
+    calibrate_zones(pose, zones).save(tmp_path / "zones.json")
+
+
 def test_a_calibrated_camera_gives_the_reader_its_view_of_the_felt(tmp_path, kit):
     table = load_table(BUNDLE / "zones.json")
     assert table.pose.intrinsics is not None
@@ -35,15 +48,7 @@ def test_a_calibrated_camera_gives_the_reader_its_view_of_the_felt(tmp_path, kit
 
 
 def test_zones_without_intrinsics_leave_the_reader_its_typical_camera(tmp_path, kit):
-    from dicecall.calibration.layout import ZonesFile
-    from dicecall.calibration.table import TablePose
-    from dicecall.calibration.zones import calibrate_zones
-
-    pose = TablePose(homography=np.eye(3).tolist(), source="points", points=4, rms_px=0,
-                     max_px=0)
-    zones = ZonesFile(zones=[{"name": "floor", "role": "play",
-                              "polygon_mm": [(0, 0), (320, 0), (320, 240), (0, 240)]}])
-    calibrate_zones(pose, zones).save(tmp_path / "zones.json")
+    _square_floor(tmp_path)
     reading = _reading(tmp_path, kit, tmp_path / "zones.json")
     assert reading.view is None and reading.reader.view is None
     assert reading.zones == load_table(tmp_path / "zones.json").zones_px
@@ -54,16 +59,9 @@ def test_zones_past_the_frame_are_warned_of_once_per_frame_size(tmp_path, kit, c
     # zone out of view: a die there is cut off or unseen (calibration.zones.outside_frame).
     import logging
 
-    from dicecall.calibration.layout import ZonesFile
-    from dicecall.calibration.table import TablePose
-    from dicecall.calibration.zones import calibrate_zones
     from dicecall.edge.sources import Frame
 
-    pose = TablePose(homography=np.eye(3).tolist(), source="points", points=4, rms_px=0,
-                     max_px=0)
-    zones = ZonesFile(zones=[{"name": "floor", "role": "play",
-                              "polygon_mm": [(0, 0), (320, 0), (320, 240), (0, 240)]}])
-    calibrate_zones(pose, zones).save(tmp_path / "zones.json")
+    _square_floor(tmp_path)
     reading = _reading(tmp_path, kit, tmp_path / "zones.json")
 
     def frame(w, h):
