@@ -72,6 +72,11 @@ def train(
                             "(reader), synthetic scenes per real photo (detector).",
                             min=0.5, max=20.0),
     ] = 2.0,
+    det_width: Annotated[
+        int, typer.Option("--det-width", help="The detector's first-stage channels when it "
+                          "trains from the seed (24 committed; 32 took about 15 % longer a "
+                          "step here, models/detector.md session 33).", min=8, max=96),
+    ] = 24,
     own_flag_stem: Annotated[
         bool, typer.Option("--own-flag-stem", help="--stage flags: the flags get their own "
                            "copy of the face's first two stages and train it too "
@@ -113,7 +118,10 @@ def train(
 
         if init is not None and stage == "both":
             raise typer.BadParameter("--init with --stage both: name the stage it is for")
-        tune = {} if init is None else {"init": init, "lr": FINETUNE_LR}
+        if init is not None and det_width != 24:
+            raise typer.BadParameter("--det-width with --init: a fine-tune keeps the width "
+                                     "of the detector it starts from")
+        tune = {"width": det_width} if init is None else {"init": init, "lr": FINETUNE_LR}
         train_detector(train_set, valid_set, out / "detector", epochs, seed, resume,
                        synth_per_real=synth_per_real, duotone=duotone, **tune)
     if stage in ("reader", "both"):

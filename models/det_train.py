@@ -174,7 +174,8 @@ def epoch_order(synthetic: np.ndarray, rng: np.random.Generator,
 def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: int, seed: int,
                    resume: bool, batch_size: int = 16, lr: float = 3e-3,
                    stop_after: int | None = None, init: Path | None = None,
-                   synth_per_real: float = SYNTH_PER_REAL, duotone: float = 0.0) -> Path:
+                   synth_per_real: float = SYNTH_PER_REAL, duotone: float = 0.0,
+                   width: int = 24) -> Path:
     """Trains, validating and checkpointing every epoch; returns the best checkpoint's path.
 
     `stop_after` ends this call after that many epochs, as an interruption would (tests).
@@ -184,11 +185,13 @@ def train_detector(train: list[Sample], valid: list[Sample], out: Path, epochs: 
     is never worse than the start by the selection score. `duotone`: the share of views
     recoloured in two random colours (`augment.two_colours`): a black die with gold pips on
     dark felt was found as single pips, or not at all (models/detector.md, session 30).
+    `width`: the first stage's channels of a detector trained from the seed (24 committed);
+    a fine-tune keeps its start's.
     """
     log = RunLog(out)
     seed_everything(seed)
     if init is None:
-        model = Detector()
+        model = Detector(width=width)
     else:
         from dicecall.models.onnx_import import detector_from_onnx
 

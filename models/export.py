@@ -22,7 +22,7 @@ from dicecall.models.contract import (
 )
 from dicecall.models.crops import die_size
 from dicecall.models.data import Sample, load_folder, read_rgb
-from dicecall.models.nets import Detector, reader_for
+from dicecall.models.nets import detector_for, reader_for
 from dicecall.models.qdq import output_heads
 from dicecall.models.trainloop import load_checkpoint
 
@@ -170,8 +170,8 @@ def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best"
     frames, _ = calibration_inputs(samples, images=64, crops=512)
     report: dict = {}
     for stage in stages:
-        model = Detector() if stage == "detector" else reader_for(
-            torch.load(run / stage / name, map_location="cpu", weights_only=False)["model"])
+        state = torch.load(run / stage / name, map_location="cpu", weights_only=False)["model"]
+        model = detector_for(state) if stage == "detector" else reader_for(state)
         report[f"{stage}_epoch"] = load_checkpoint(run / stage / name, model)[0]
         model.eval()
         path = out / f"{stage}.onnx"

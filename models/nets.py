@@ -214,6 +214,12 @@ class Reader(nn.Module):
         return self.margin(torch.cat([hm, self.margin_geom(geom)], 1))
 
 
+def detector_for(state: dict) -> Detector:
+    """A `Detector` as wide as the state dict `state`: its stem's second convolution gives the
+    first stage's channels (`width`)."""
+    return Detector(width=int(state["stem.1.0.weight"].shape[0]))
+
+
 def reader_for(state: dict) -> Reader:
     """A `Reader` shaped to load the state dict `state` (with the flags' own stem and the
     face's own stages if it has them)."""

@@ -191,3 +191,46 @@ def test_export_takes_the_last_checkpoint_when_asked(toy_yolo: Path, tmp_path: P
     assert np.abs(got - want).max() < 1e-4
     with pytest.raises(ValueError, match="best or last"):
         export_all(run, tmp_path / "out", [toy_yolo], checkpoint="first")
+
+
+def test_a_wider_detector_trains_exports_and_imports_at_its_width(toy_yolo: Path,
+                                                                   tmp_path: Path) -> None:
+    """`models train --det-width 32`: the export and a later fine-tune's import build the
+    detector as wide as its weights (models/detector.md, session 33), and the file keeps the
+    committed detector's inputs and outputs."""
+    import onnxruntime as ort
+
+    from dicecall.models.export import export_all
+    from dicecall.models.onnx_import import detector_from_onnx
+
+    setup_torch(1)
+    data = load_folder(toy_yolo)
+    run = tmp_path / "run"
+    train_detector(data, data[:1], run / "detector", epochs=1, seed=3, resume=False,
+                   batch_size=2, width=32)
+    assert _weights(run / "detector" / "last.pt")["stem.1.0.weight"].shape[0] == 32
+    export_all(run, tmp_path / "out", [toy_yolo], checkpoint="last")
+    path = tmp_path / "out" / "detector.onnx"
+    model, untouched = detector_from_onnx(path)
+    assert not untouched and model.head.in_channels == 32
+    x = np.random.default_rng(0).random((1, 3, 320, 320), np.float32)
+    session = ort.InferenceSession(str(path))
+    committed = ort.InferenceSession(str(Path(__file__).parents[2] / "models" / "detector.onnx"))
+    assert [(o.name, o.shape) for o in session.get_outputs()] == \
+        [(o.name, o.shape) for o in committed.get_outputs()]
+    with torch.no_grad():
+        want = model.eval()(torch.from_numpy(x))[0].numpy()
+    assert np.abs(session.run(None, {"image": x})[0] - want).max() < 1e-4
+    with pytest.raises(ValueError, match="not a detector"):
+        detector_from_onnx(Path(__file__).parents[2] / "models" / "reader.onnx")
+
+
+def test_a_fine_tune_refuses_a_width_of_its_own(toy_yolo: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+
+    res = CliRunner().invoke(app, ["models", "train", "--data", str(toy_yolo), "--stage",
+                                   "detector", "--init", "models/detector.onnx",
+                                   "--det-width", "32", "--out", str(tmp_path)])
+    assert res.exit_code != 0 and "a fine-tune keeps the width" in res.output
