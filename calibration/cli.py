@@ -117,8 +117,8 @@ def zones(
     if size is None:
         typer.echo("  frame size unknown (no --image or --camera): zones not checked against "
                    "the frame's edges")
-    for name, role, edge, d in outside_frame(table, *size) if size else []:
-        typer.echo(f"warning: zone {name} ({role}) runs {d:.1f} px past the frame's {edge} "
+    for name, edge, d in outside_frame(table, *size) if size else []:
+        typer.echo(f"warning: play zone {name} runs {d:.1f} px past the frame's {edge} "
                    f"edge ({size[0]}x{size[1]}): a die there is cut off or unseen; move the "
                    "camera or shrink the zone", err=True)
     if overlay is not None and frame is not None:

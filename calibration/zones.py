@@ -103,9 +103,8 @@ def calibrate_zones(pose: TablePose, zones: ZonesFile) -> TableCalibration:
 
 
 def outside_frame(table: TableCalibration, width: int, height: int,
-                  tolerance_px: float = 0.5) -> list[tuple[str, str, str, float]]:
-    """(zone, role, frame edge, pixels past it) for every play zone whose outline leaves the
-    frame.
+                  tolerance_px: float = 0.5) -> list[tuple[str, str, float]]:
+    """(zone, frame edge, pixels past it) for every play zone whose outline leaves the frame.
 
     A die on such a part of the zone is cut by the frame's edge or not seen at all; a die
     leaning on the shaker wall where the frame cut the shaker off was read flat
@@ -119,7 +118,7 @@ def outside_frame(table: TableCalibration, width: int, height: int,
         px = np.array(zone_pixels(table.pose, spec))
         past = {"left": -px[:, 0].min(), "top": -px[:, 1].min(),
                 "right": px[:, 0].max() - width, "bottom": px[:, 1].max() - height}
-        out += [(spec.name, spec.role, edge, round(float(d), 1))
+        out += [(spec.name, edge, round(float(d), 1))
                 for edge, d in past.items() if d > tolerance_px]
     return out
 

@@ -125,7 +125,7 @@ class Reading:
         return Scene(image, self.reader.read(image), zones)
 
     def _check_frame(self, width: int, height: int) -> None:
-        """Warns, once per frame size, of each calibrated zone that runs past the frame's
+        """Warns, once per frame size, of each calibrated play zone that runs past the frame's
         edge: the camera has moved or the zones were drawn for another picture, and a die
         there is cut off or unseen (`calibration.zones.outside_frame`)."""
         if self._table is None or self._checked_size == (width, height):
@@ -133,9 +133,9 @@ class Reading:
         from dicecall.calibration.zones import outside_frame
 
         self._checked_size = (width, height)
-        for name, role, edge, d in outside_frame(self._table, width, height):
-            log.warning("zone %s (%s) runs %.1f px past the %s edge of the %dx%d frames: a die "
-                        "there is cut off or unseen", name, role, d, edge, width, height)
+        for name, edge, d in outside_frame(self._table, width, height):
+            log.warning("play zone %s runs %.1f px past the %s edge of the %dx%d frames: a die "
+                        "there is cut off or unseen", name, d, edge, width, height)
 
     def in_play(self, scene: Scene) -> int:
         """Dice that count as thrown: in the play zone or a no-roll zone, not held."""

@@ -85,9 +85,9 @@ def test_zones_warns_where_the_play_zone_leaves_the_frame(tmp_path):
                                   str(EXAMPLES / "zones-craps.json"), "--out",
                                   str(tmp_path / "t.json")])
         assert res.exit_code == 0, res.output
-        assert ("warning: zone table (play) runs 30.0 px past the frame's right edge"
+        assert ("warning: play zone table runs 30.0 px past the frame's right edge"
                 in res.output) is warned, res.output
-        assert "warning: zone rail" not in res.output and "unknown" not in res.output
+        assert "rail runs" not in res.output and "unknown" not in res.output
     res = runner.invoke(app, ["calibrate", "zones", "--points", pts, "--zones",
                               str(EXAMPLES / "zones-craps.json"), "--out",
                               str(tmp_path / "t.json")])

@@ -74,5 +74,5 @@ def test_zones_past_the_frame_are_warned_of_once_per_frame_size(tmp_path, kit, c
         reading.detect(frame(300, 240))
         reading.detect(frame(300, 240))
     assert [r.getMessage() for r in caplog.records] == [
-        "zone floor (play) runs 20.0 px past the right edge of the 300x240 frames: a die there "
-        "is cut off or unseen"]
+        "play zone floor runs 20.0 px past the right edge of the 300x240 frames: a die there is "
+        "cut off or unseen"]

@@ -231,6 +231,7 @@ def test_a_fine_tune_refuses_a_width_of_its_own(toy_yolo: Path, tmp_path: Path) 
     from dicecall.cli import app
 
     res = CliRunner().invoke(app, ["models", "train", "--data", str(toy_yolo), "--stage",
-                                   "detector", "--init", "models/detector.onnx",
+                                   "detector", "--init",
+                                   str(Path(__file__).parents[2] / "models" / "detector.onnx"),
                                    "--det-width", "32", "--out", str(tmp_path)])
     assert res.exit_code != 0 and "a fine-tune keeps the width" in res.output
