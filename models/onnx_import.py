@@ -75,16 +75,15 @@ def detector_from_onnx(path: Path | str) -> tuple[Detector, list[str]]:
 
 def _detector_width(graph) -> int:
     """The first stage's channels of an exported detector: the output channels of its second
-    convolution (the stem's 16 -> width), which the export writes second."""
-    from onnx import numpy_helper
-
-    weights = {i.name: i for i in graph.initializer}
+    convolution (the stem's 16 -> width), which the export writes second. Its shape is read
+    from the file's header, not its values."""
+    shapes = {i.name: list(i.dims) for i in graph.initializer}
     convs = [n for n in graph.node if n.op_type == "Conv"]
-    w = numpy_helper.to_array(weights[convs[1].input[1]]) if len(convs) > 1 else None
-    if w is None or w.ndim != 4 or w.shape[1] != 16:
+    dims = shapes.get(convs[1].input[1], []) if len(convs) > 1 else []
+    if len(dims) != 4 or dims[1] != 16:
         raise ValueError("not a detector: its second convolution does not take the stem's "
                          "16 channels")
-    return int(w.shape[0])
+    return int(dims[0])
 
 
 def _load_into(graph, model: nn.Module):
