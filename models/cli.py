@@ -325,6 +325,11 @@ def rebox(
     game: Annotated[str | None, typer.Option(
         "--game", help="the boxes of this game's detector (vision.config.for_table): Craps "
                        "and High Roll find their dice with detector.thrown.onnx")] = None,
+    detector: Annotated[Path | None, typer.Option(
+        "--detector", help="the boxes of this detector file instead of a committed one: a "
+                           "candidate whose boxes the flags are to be fine-tuned behind "
+                           "before it can replace detector.onnx (models/detector.md, "
+                           "session 34)")] = None,
 ) -> None:
     """Copies scene folders with each die's box replaced by the committed runtime detector's,
     so the flags train on crops cut where the runtime cuts them (models/rebox.py)."""
@@ -332,8 +337,13 @@ def rebox(
     from dicecall.vision.config import ReaderConfig, for_table
     from dicecall.vision.reader import DiceReader
 
+    if detector is not None and game is not None:
+        raise typer.BadParameter("--game names a committed detector: not both")
+    if detector is not None and not detector.is_file():
+        raise typer.BadParameter(f"no such file: --detector {detector}")
     try:
-        reader = DiceReader(for_table(ReaderConfig(), game))
+        config = ReaderConfig() if detector is None else ReaderConfig(detector=detector)
+        reader = DiceReader(for_table(config, game))
     except ValueError as e:
         raise typer.BadParameter(str(e)) from e
     for d in data:

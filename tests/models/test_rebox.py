@@ -106,3 +106,46 @@ def test_rebox_by_game_takes_that_tables_detector_and_refuses_an_unknown_game(tm
     res = CliRunner().invoke(app, ["models", "rebox", "--data", str(src), "--out",
                                    str(tmp_path / "x"), "--game", "baccarat"])
     assert res.exit_code != 0 and "baccarat" in res.output
+
+
+def _wider_boxes(src: Path, dst: Path, k: float) -> Path:
+    """A copy of the detector `src` whose boxes are `k` times as wide and tall: a candidate
+    whose boxes differ from the committed detector's where they sit, as a retrained one's do."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    m = onnx.load(str(src))
+    for node in m.graph.node:
+        node.output[:] = ["wh_raw" if o == "wh" else o for o in node.output]
+    m.graph.initializer.append(numpy_helper.from_array(np.array(k, np.float32), "wh_k"))
+    m.graph.node.append(helper.make_node("Mul", ["wh_raw", "wh_k"], ["wh"]))
+    onnx.save(m, str(dst))
+    return dst
+
+
+def test_rebox_with_a_candidate_detector_gives_its_boxes_and_refuses_two_sources(tmp_path):
+    """`models rebox --detector FILE`: the boxes of that file, not the committed detector's,
+    so the flags can be fine-tuned behind a candidate before it replaces detector.onnx
+    (models/detector.md, session 34). With --game, or a file that is not there: refused."""
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+    from dicecall.vision.config import MODELS_DIR
+
+    src = _scene(tmp_path, "craps_0000004")
+    wide = _wider_boxes(MODELS_DIR / "detector.onnx", tmp_path / "wide.onnx", 1.3)
+    boxes = {}
+    for name, extra in (("committed", []), ("wide", ["--detector", str(wide)])):
+        res = CliRunner().invoke(app, ["models", "rebox", "--data", str(src), "--out",
+                                       str(tmp_path / name), *extra])
+        assert res.exit_code == 0, res.output
+        boxes[name] = np.array([d["box"] for d in json.loads(
+            (tmp_path / name / "src" / "craps_0000004.json").read_text())["dice"]])
+    side = {k: np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) for k, b in boxes.items()}
+    # each die's box from the candidate is the committed one's made 1.3 times as large
+    assert np.allclose(side["wide"] / side["committed"], 1.3, atol=0.02)
+    for extra, said in ((["--detector", str(wide), "--game", "craps"], "not both"),
+                        (["--detector", str(tmp_path / "none.onnx")], "no such")):
+        res = CliRunner().invoke(app, ["models", "rebox", "--data", str(src), "--out",
+                                       str(tmp_path / "x"), *extra])
+        assert res.exit_code != 0 and said in res.output, res.output
