@@ -331,8 +331,9 @@ def rebox(
                            "before it can replace detector.onnx (models/detector.md, "
                            "session 34)")] = None,
 ) -> None:
-    """Copies scene folders with each die's box replaced by the committed runtime detector's,
-    so the flags train on crops cut where the runtime cuts them (models/rebox.py)."""
+    """Copies scene folders with each die's box replaced by the runtime detector's (or the
+    `--detector` candidate's), so the flags train on crops cut where the runtime will cut
+    them (models/rebox.py)."""
     from dicecall.models.rebox import rebox_folder
     from dicecall.vision.config import ReaderConfig, for_table
     from dicecall.vision.reader import DiceReader
