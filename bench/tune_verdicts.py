@@ -118,9 +118,15 @@ def main() -> None:
                     help="folder with detector.onnx and reader.onnx (default: committed)")
     ap.add_argument("--reads", type=Path, default=None,
                     help="pickle of the reads, loaded when it matches, else written")
+    ap.add_argument("--scenes", type=lambda t: t.split(","), default=list(SCENES),
+                    help="scene folders to read (default: all three); a Props & Hops line "
+                         "needs only shaker")
     ap.add_argument("--uncalibrated", action="store_true",
                     help="read without the scenes' cameras (a table without intrinsics)")
     args = ap.parse_args()
+    unknown = sorted(set(args.scenes) - set(SCENES))
+    if unknown:
+        ap.error(f"--scenes: {', '.join(unknown)} is not one of {', '.join(SCENES)}")
     saved = _load(args.reads)
     print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'wide':>5} {'face':>5} {'marg':>5} "
           f"{'pips':>4} "
@@ -155,9 +161,11 @@ def main() -> None:
             key += (("pip_relative", cfg.pip_relative),)
         if cfg.thrown_detector is not None:  # Craps and High Roll's own (session 25)
             key += (("thrown", _digest(cfg.thrown_detector)),)
+        if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's
+            key += (("scenes", tuple(args.scenes)),)
         if key not in saved:
             readers, reads = GameReaders(cfg), []
-            for scene in SCENES:
+            for scene in args.scenes:
                 for path, rec in load_folder(args.data / scene):
                     category, faces = truth(rec)
                     view = None if args.uncalibrated else record_view(rec)

@@ -4,6 +4,8 @@ import pickle
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import bench_verdicts as bv
 import tune_verdicts as tv
@@ -59,3 +61,31 @@ def test_game_filter_and_the_steep_band_grid(tmp_path, monkeypatch, capsys):
         rows[game] = [int(line.split()[-4]) + int(line.split()[-2]) for line in lines]
     assert rows["props-and-hops"] == [2, 2]  # the two shaker scenes
     assert rows[None] == [6, 6]
+
+
+def test_scenes_reads_only_the_named_folders(tmp_path, monkeypatch, capsys):
+    """A Props & Hops line is chosen on shaker scenes alone: `--scenes shaker` reads a suite
+    that has no throw box or craps folder, keeps its reads apart from a whole suite's, and
+    refuses a folder name the suite cannot have."""
+    data = tmp_path / "suite"
+    monkeypatch.setattr(sys, "argv", ["bench_verdicts.py", "--count", "2", "--seed", "9100",
+                                      "--width", "320", "--height", "240", "--data", str(data)])
+    bv.main()
+    shaker_only = tmp_path / "shaker_only"
+    shaker_only.mkdir()
+    (data / "shaker").rename(shaker_only / "shaker")
+    capsys.readouterr()
+    reads = tmp_path / "reads.pkl"
+    monkeypatch.setattr(sys, "argv", ["tune_verdicts.py", "--data", str(shaker_only), "--tilt",
+                                      "0.05", "--stacked", "0.7", "--scenes", "shaker",
+                                      "--reads", str(reads)])
+    tv.main()
+    line = capsys.readouterr().out.splitlines()[1]
+    assert int(line.split()[-4]) + int(line.split()[-2]) == 2  # the two shaker scenes
+    (key,) = pickle.loads(reads.read_bytes())
+    assert ("scenes", ("shaker",)) in key
+    monkeypatch.setattr(sys, "argv", ["tune_verdicts.py", "--data", str(shaker_only),
+                                      "--scenes", "shaker,dice"])
+    with pytest.raises(SystemExit):
+        tv.main()
+    assert "dice is not one of" in capsys.readouterr().err
