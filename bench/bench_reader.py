@@ -101,17 +101,19 @@ class _Counting:
         return getattr(self.session, name)
 
 
-def _files(variant: str) -> tuple[str, str, str | None]:
-    """(detector, reader, thrown detector) file names of a variant: fp32*, int8*, or int8r,
-    the INT8 reader behind the FP32 detectors (session 24: the INT8 detector's boxes moved
-    the tilt of shallow leans across the Props & Hops line; `models/reader.md`). The thrown
-    detector reads where a cocked die counts (Craps, High Roll; `vision.config.for_game`);
-    the INT8 pair has none and reads every game behind the INT8 detector."""
+def _files(variant: str) -> tuple[str, str, str | None, str | None]:
+    """(detector, reader, thrown detector, thrown reader) file names of a variant: fp32*,
+    int8*, or int8r, the INT8 reader behind the FP32 detectors (session 24: the INT8
+    detector's boxes moved the tilt of shallow leans across the Props & Hops line;
+    `models/reader.md`). The thrown detector and reader read where a cocked die counts
+    (Craps, High Roll; `vision.config.for_game`, rule 31); the INT8 pair has no thrown
+    detector and reads every game behind the INT8 detector, with the thrown INT8 reader."""
     if variant == "int8r":
-        return "detector.onnx", "reader.int8.onnx", "detector.thrown.onnx"
+        return ("detector.onnx", "reader.int8.onnx", "detector.thrown.onnx",
+                "reader.thrown.int8.onnx")
     if variant.startswith("int8"):
-        return "detector.int8.onnx", "reader.int8.onnx", None
-    return "detector.onnx", "reader.onnx", "detector.thrown.onnx"
+        return "detector.int8.onnx", "reader.int8.onnx", None, "reader.thrown.int8.onnx"
+    return "detector.onnx", "reader.onnx", "detector.thrown.onnx", "reader.thrown.onnx"
 
 
 def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None,
@@ -123,12 +125,14 @@ def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | 
     from dicecall.vision.config import ReaderConfig, for_game
     from dicecall.vision.reader import DiceReader
 
-    det, read, thrown = _files(variant)
-    thrown = models / thrown if thrown and (models / thrown).is_file() else None
+    det, read, thrown, thrown_read = _files(variant)
+    thrown, thrown_read = ((models / f if f and (models / f).is_file() else None)
+                           for f in (thrown, thrown_read))
     zoom = ReaderConfig().zoom_below if zoom is None else zoom
     first = ReaderConfig().first_views if first_views is None else first_views
     reader = DiceReader(for_game(ReaderConfig(detector=models / det, reader=models / read,
-                                              thrown_detector=thrown, threads=threads,
+                                              thrown_detector=thrown,
+                                              thrown_reader=thrown_read, threads=threads,
                                               views=views, zoom_below=zoom,
                                               first_views=first), counts))
     reader.reader = _Counting(reader.reader)
@@ -390,7 +394,7 @@ def main() -> int:
                                                  ("int8", mean["int8"]),
                                                  ("int8r", mean["int8r"]),
                                                  ("fp32", views), ("fp32", 1))):
-                    det, read, _ = _files(variant)  # the thrown detector costs the same
+                    det, read, *_ = _files(variant)  # the thrown files cost the same
                     t = time_models(models / det, models / read, args.peer, args.runs,
                                     max(1, round(dice * v)))
                     ours = t["detector"]["median_ms"] + t["reader"]["median_ms"]

@@ -121,13 +121,15 @@ def run_scene_type(readers: GameReaders, scene: str, folder: Path, vcfg=None,
 
 def with_models(cfg: ReaderConfig, folder: Path | None) -> ReaderConfig:
     """`cfg` reading with FOLDER/detector.onnx and FOLDER/reader.onnx (None: as it is), and
-    in Craps and High Roll FOLDER/detector.thrown.onnx, or detector.onnx where it has none."""
+    in Craps and High Roll FOLDER/detector.thrown.onnx and FOLDER/reader.thrown.onnx, or
+    detector.onnx and reader.onnx where it has none."""
     if folder is None:
         return cfg
-    thrown = folder / "detector.thrown.onnx"
-    return cfg.model_copy(update={"detector": folder / "detector.onnx",
-                                  "reader": folder / "reader.onnx",
-                                  "thrown_detector": thrown if thrown.is_file() else None})
+    thrown, thrown_reader = folder / "detector.thrown.onnx", folder / "reader.thrown.onnx"
+    return cfg.model_copy(update={
+        "detector": folder / "detector.onnx", "reader": folder / "reader.onnx",
+        "thrown_detector": thrown if thrown.is_file() else None,
+        "thrown_reader": thrown_reader if thrown_reader.is_file() else None})
 
 
 def main() -> None:
@@ -140,7 +142,9 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, default=None,
                         help="calibrated model profile (temperature + verdict thresholds)")
     parser.add_argument("--models", type=Path, default=None,
-                        help="folder with detector.onnx and reader.onnx (default: committed)")
+                        help="folder with detector.onnx and reader.onnx, and for Craps and "
+                             "High Roll detector.thrown.onnx and reader.thrown.onnx if it has "
+                             "them (default: committed)")
     parser.add_argument("--views", type=int, default=None,
                         help="views per crop (default: the runtime's; vision/views.py)")
     parser.add_argument("--first-views", type=int, default=None,

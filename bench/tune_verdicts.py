@@ -115,7 +115,9 @@ def main() -> None:
                          "boxes run smaller or larger than the one the reader was trained "
                          "behind)")
     ap.add_argument("--models", type=Path, default=None,
-                    help="folder with detector.onnx and reader.onnx (default: committed)")
+                    help="folder with detector.onnx and reader.onnx, and for Craps and High Roll "
+                         "detector.thrown.onnx and reader.thrown.onnx if it has them "
+                         "(default: committed)")
     ap.add_argument("--reads", type=Path, default=None,
                     help="pickle of the reads, loaded when it matches, else written")
     ap.add_argument("--scenes", type=lambda t: t.split(","), default=list(SCENES),
@@ -161,6 +163,8 @@ def main() -> None:
             key += (("pip_relative", cfg.pip_relative),)
         if cfg.thrown_detector is not None:  # Craps and High Roll's own (session 25)
             key += (("thrown", _digest(cfg.thrown_detector)),)
+        if cfg.thrown_reader is not None:  # Craps and High Roll's own (session 36)
+            key += (("thrown_reader", _digest(cfg.thrown_reader)),)
         if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's
             key += (("scenes", tuple(args.scenes)),)
         if key not in saved:

@@ -51,14 +51,16 @@ def _reader(cfg: EdgeConfig, view=None):
         base["first_views"] = cfg.reader.first_views
     if cfg.reader.detector is not None:  # the integrator's detector, in every game
         base["detector"], base["thrown_detector"] = cfg.reader.detector, None
-    if cfg.reader.reader is not None:
-        base["reader"] = cfg.reader.reader
-    rcfg = ReaderConfig(**base)
+    if cfg.reader.reader is not None:  # the integrator's reader, in every game
+        base["reader"], base["thrown_reader"] = cfg.reader.reader, None
+    # The game picks the files first, so a model profile is checked against the reader this
+    # table reads with (a Craps table's profile was fitted on the thrown reader).
+    rcfg = for_game(ReaderConfig(**base), profile(cfg.game).cocked_counts)
     if cfg.model_profile is not None:
         from dicecall.calibration.profile import load_profile
 
         rcfg, _ = load_profile(cfg.model_profile, rcfg)
-    return DiceReader(for_game(rcfg, profile(cfg.game).cocked_counts), view)
+    return DiceReader(rcfg, view)
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,9 @@ class Reading:
         if cfg.model_profile is not None:
             from dicecall.calibration.profile import load_profile
 
-            _, self.vcfg = load_profile(cfg.model_profile, check_model=reader is None)
+            # The verdict's lines only: `_reader` checks the profile against the reader file
+            # this table reads with (the integrator's, or the game's bundled one).
+            _, self.vcfg = load_profile(cfg.model_profile, check_model=False)
         self.zones: Zones | None = None
         self.view = None
         self._table, self._checked_size = None, None

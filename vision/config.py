@@ -25,6 +25,12 @@ class ReaderConfig(BaseModel):
         MODELS_DIR / "detector.thrown.onnx",
         description="detector ONNX file for games where a cocked die counts (Craps, High "
                     "Roll); None: `detector` in every game")
+    # The reader's flags were fine-tuned on boxes of the detector they read behind; one tuned
+    # behind `thrown_detector`'s boxes passes more good Craps and High Roll rolls there
+    # (models/reader.md, session 36, rule 31). None: `reader` in every game.
+    thrown_reader: Path | None = Field(
+        None, description="crop reader ONNX file for games where a cocked die counts (Craps, "
+                          "High Roll); None: `reader` in every game")
     det_size: int = Field(320, ge=64, le=1280, multiple_of=32,
                           description="detector input side in pixels (model card)")
     crop_size: int = Field(64, ge=16, le=256, description="reader crop side in pixels")
@@ -165,12 +171,15 @@ def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
     675a.4(c)). There the tilt changes the call of a die only through its up margin and its
     two best faces, which put it in doubt themselves, so the tilt alone puts no die in doubt;
     where a cocked die is a no roll (Props & Hops, 668a.3(h)) it does. There the dice are
-    found by `thrown_detector` when one is set (docs/verdicts.md, session 25, rule 15)."""
+    found by `thrown_detector` and read by `thrown_reader` when they are set (docs/verdicts.md,
+    session 25, rule 15; models/reader.md, session 36, rule 31)."""
     if not cocked_counts:
         return cfg
     update: dict = {"sure_tilt": 1.0}
     if cfg.thrown_detector is not None:
         update["detector"] = cfg.thrown_detector
+    if cfg.thrown_reader is not None:
+        update["reader"] = cfg.thrown_reader
     return cfg.model_copy(update=update)
 
 

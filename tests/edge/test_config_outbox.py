@@ -153,6 +153,47 @@ def test_the_reader_puts_dice_in_doubt_by_the_tables_game():
     assert _reader(two).config.first_views == 2
 
 
+def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
+    # models/reader.md, session 36, rule 31: Craps and High Roll read with reader.thrown.onnx,
+    # Props & Hops with reader.onnx; a reader the integrator names is used in every game; a
+    # model profile is checked against the reader the table reads with (a profile fitted on
+    # one reader is refused by a table of the other), so its lines never carry over.
+    import shutil
+    from pathlib import Path
+
+    from dicecall.calibration import CalibrationError
+    from dicecall.calibration.model import calibrate_samples
+    from dicecall.calibration.profile import file_sha256
+    from dicecall.calibration.scores import synthetic_samples
+    from dicecall.edge.reading import Reading, _reader
+    from dicecall.vision.config import ReaderConfig
+
+    plain, thrown = ReaderConfig().reader, ReaderConfig().thrown_reader
+    if thrown is None:
+        pytest.skip("no reader for the thrown games is the default")
+    cfg = load_config(Path(__file__).parents[2] / "docs" / "edge-table.example.yaml")
+    cfg = cfg.model_copy(update={"model_profile": None})
+    games = ("craps", "high-roll-dice", "props-and-hops")
+    used = {g: _reader(cfg.model_copy(update={"game": g})).config.reader for g in games}
+    assert used == {"craps": thrown, "high-roll-dice": thrown, "props-and-hops": plain}
+    assert file_sha256(thrown) != file_sha256(plain)
+    mine = shutil.copy(plain, tmp_path / "mine.onnx")
+    named = cfg.model_copy(update={"reader": cfg.reader.model_copy(update={"reader": mine})})
+    assert {_reader(named.model_copy(update={"game": g})).config.reader for g in games} == {
+        Path(mine)}
+
+    cal = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic",
+                            reader_sha256=file_sha256(thrown))
+    cal.profile.save(tmp_path / "thrown.json")
+    fitted = cfg.model_copy(update={"model_profile": tmp_path / "thrown.json"})
+    reading = Reading(fitted.model_copy(update={"game": "craps"}))
+    assert reading.reader.config.reader == thrown
+    assert reading.reader.config.temperature == cal.profile.reader.temperature
+    assert reading.vcfg == cal.profile.verdict
+    with pytest.raises(CalibrationError, match="another reader model"):
+        Reading(fitted.model_copy(update={"game": "props-and-hops"}))
+
+
 def test_the_thrown_games_find_dice_with_their_own_detector_unless_one_is_named(tmp_path):
     # docs/verdicts.md, session 25, rule 15: Craps and High Roll behind detector.thrown.onnx,
     # Props & Hops behind the detector its tilt line was set with; a detector the

@@ -124,6 +124,17 @@ def test_where_a_cocked_die_counts_the_thrown_detector_finds_the_dice():
     assert for_game(one, cocked_counts=True).detector == cfg.detector
 
 
+def test_where_a_cocked_die_counts_the_thrown_reader_reads_the_dice(tmp_path):
+    # models/reader.md, session 36, rule 31: Craps and High Roll read with the reader whose
+    # flags were tuned behind their detector's boxes; Props & Hops keeps the reader its tilt
+    # line was set with. None keeps one reader for every game.
+    cfg = ReaderConfig(thrown_reader=tmp_path / "thrown.onnx")
+    assert for_game(cfg, cocked_counts=True).reader == tmp_path / "thrown.onnx"
+    assert for_game(cfg, cocked_counts=False).reader == cfg.reader != cfg.thrown_reader
+    one = cfg.model_copy(update={"thrown_reader": None})
+    assert for_game(one, cocked_counts=True).reader == cfg.reader
+
+
 def test_a_place_surely_no_die_is_read_once_and_then_dropped_as_before():
     """The die-or-not line that drops a place (`die_threshold`, 0.6) is far above
     `sure_no_die`; the runtime's four-view reading dropped such places as well."""
