@@ -26,11 +26,12 @@ class ReaderConfig(BaseModel):
         description="detector ONNX file for games where a cocked die counts (Craps, High "
                     "Roll); None: `detector` in every game")
     # The reader's flags were fine-tuned on boxes of the detector they read behind; one tuned
-    # behind `thrown_detector`'s boxes passes more good Craps and High Roll rolls there
-    # (models/reader.md, session 36, rule 31). None: `reader` in every game.
+    # behind `thrown_detector`'s boxes passes more good Craps and High Roll rolls there, its
+    # faces the same (models/reader.md, session 36, rule 31).
     thrown_reader: Path | None = Field(
-        None, description="crop reader ONNX file for games where a cocked die counts (Craps, "
-                          "High Roll); None: `reader` in every game")
+        MODELS_DIR / "reader.thrown.onnx",
+        description="crop reader ONNX file for games where a cocked die counts (Craps, High "
+                    "Roll); None: `reader` in every game")
     det_size: int = Field(320, ge=64, le=1280, multiple_of=32,
                           description="detector input side in pixels (model card)")
     crop_size: int = Field(64, ge=16, le=256, description="reader crop side in pixels")

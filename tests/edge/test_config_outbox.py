@@ -185,7 +185,9 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
     cal = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic",
                             reader_sha256=file_sha256(thrown))
     cal.profile.save(tmp_path / "thrown.json")
-    fitted = cfg.model_copy(update={"model_profile": tmp_path / "thrown.json"})
+    settle = cfg.settle.model_copy(update={"reference_image": None})
+    fitted = cfg.model_copy(update={"model_profile": tmp_path / "thrown.json", "zones": None,
+                                    "settle": settle})
     reading = Reading(fitted.model_copy(update={"game": "craps"}))
     assert reading.reader.config.reader == thrown
     assert reading.reader.config.temperature == cal.profile.reader.temperature
