@@ -117,7 +117,9 @@ class ReaderSection(_Strict):
     detector: Path | None = Field(None, description="detector ONNX for every game (default: "
                                   "bundled, detector.thrown.onnx in Craps and High Roll; "
                                   "vision/config.py)")
-    reader: Path | None = Field(None, description="crop reader ONNX (default: bundled)")
+    reader: Path | None = Field(None, description="crop reader ONNX for every game (default: "
+                                "bundled, reader.thrown.onnx in Craps and High Roll; "
+                                "vision/config.py)")
 
 
 class EdgeConfig(_Strict):

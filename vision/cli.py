@@ -14,9 +14,9 @@ THREADS = typer.Option(help="onnxruntime intra-op threads", min=1, max=16)
 VIEWS = typer.Option(help="turned views of each die's crop read and averaged (1-8): one for "
                      "every die, all of them for a die in doubt", min=1,
                      max=8)
-GAME = typer.Option(help="read as a table of this game reads (its detector and what puts a "
-                    "die in doubt: vision/config.py `for_game`); default: no game, "
-                    "detector.onnx")
+GAME = typer.Option(help="read as a table of this game reads (its detector, its reader and "
+                    "what puts a die in doubt: vision/config.py `for_game`); default: no "
+                    "game, detector.onnx and reader.onnx")
 
 
 def _reader(threads: int, views: int, game: str | None):
