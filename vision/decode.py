@@ -20,13 +20,26 @@ def _peaks(heat: np.ndarray, threshold: float) -> np.ndarray:
     Returns:
         (K, 2) int64 (row, col) of each peak, strongest first.
     """
-    padded = np.pad(heat, 1, constant_values=-np.inf)
-    h, w = heat.shape
-    neigh = np.max(np.stack([padded[dy:dy + h, dx:dx + w]
-                             for dy in range(3) for dx in range(3)]), axis=0)
-    rows, cols = np.nonzero((heat >= neigh) & (heat >= threshold))
+    rows, cols = np.nonzero(_is_peak(heat[None], np.float32(threshold))[0])
     order = np.argsort(-heat[rows, cols], kind="stable")
     return np.stack([rows[order], cols[order]], axis=1)
+
+
+def _is_peak(maps: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+    """(N, H, W) bool: cells at or over their map's `threshold` (scalar or (N,)) that no
+    cell of their 3x3 neighbourhood exceeds; outside the map counts as -inf.
+
+    One pass over a batch of maps: the pip count of a ten-dice frame looked at each map on
+    its own before (session 36)."""
+    maps = np.asarray(maps, np.float32)
+    h, w = maps.shape[1:]
+    padded = np.pad(maps, ((0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    neigh = padded[:, 0:h, 0:w]
+    for dy in range(3):
+        for dx in range(3):
+            neigh = np.maximum(neigh, padded[:, dy:dy + h, dx:dx + w])
+    line = np.asarray(threshold, np.float32).reshape(-1, 1, 1)
+    return (maps >= neigh) & (maps >= line)
 
 
 def decode_centres(heatmap: np.ndarray, wh: np.ndarray, offset: np.ndarray, stride: int,
@@ -91,15 +104,15 @@ def count_pips(pip_heatmap: np.ndarray, threshold: float, radius: float = 0.5,
         (N,) int8: the count when it is a face 1-6, else 0 (not a valid reading).
     """
     n, _, h, w = pip_heatmap.shape
+    maps = np.asarray(pip_heatmap, np.float32).reshape(n, h, w)
     yy, xx = np.mgrid[0:h, 0:w]
     side = w / crop_scale
     inside = np.hypot(xx + 0.5 - w / 2, yy + 0.5 - h / 2) <= radius * side
-
-    def count(m: np.ndarray) -> int:
-        line = max(threshold, relative * float(m[inside].max())) if relative else threshold
-        return int(inside[tuple(_peaks(m, line).T)].sum())
-
-    counts = np.array([count(m[0]) for m in pip_heatmap], np.int64).reshape(n)
+    line = np.full(n, threshold, np.float32)
+    if relative and n:
+        line = np.maximum(threshold, relative * maps[:, inside].max(axis=1).astype(np.float64)
+                          ).astype(np.float32)
+    counts = (_is_peak(maps, line) & inside).sum(axis=(1, 2))
     return np.where((counts >= 1) & (counts <= 6), counts, 0).astype(np.int8)
 
 

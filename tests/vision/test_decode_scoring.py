@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dicecall.vision.decode import count_pips, decode_centres
+from dicecall.vision.decode import _peaks, count_pips, decode_centres
 from dicecall.vision.evaluate_synth import match_visible_first
 from dicecall.vision.images import ImageError, check_frame, load_image
 from dicecall.vision.preprocess import crops, letterbox
@@ -29,6 +31,44 @@ def test_pip_count_is_the_number_of_peaks():
         for j in range(n):
             maps[k, 0, 10 + 3 * (j % 4), 12 + 6 * (j // 4)] = 0.9
     assert count_pips(maps, 0.5).tolist() == [1, 5, 0]  # 7 pips is no face
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(0, 2**32 - 1),
+       st.floats(0.0, 1.0), st.booleans())
+def test_peaks_are_the_local_maxima_of_every_3x3_neighbourhood(h, w, seed, threshold, plateau):
+    """`_peaks` is the 3x3 maximum filter with -inf outside the map: every cell at or over the
+    threshold that no neighbour exceeds (ties all count), strongest first."""
+    rng = np.random.default_rng(seed)
+    heat = rng.random((h, w), dtype=np.float32)
+    if plateau:  # equal neighbours, as a saturated sigmoid gives
+        heat = np.round(heat * 4) / 4
+    padded = np.pad(heat, 1, constant_values=-np.inf)
+    neigh = np.max(np.stack([padded[dy:dy + h, dx:dx + w]
+                             for dy in range(3) for dx in range(3)]), axis=0)
+    want = {(int(r), int(c)) for r, c in zip(*np.nonzero((heat >= neigh) & (heat >= threshold)),
+                                             strict=True)}
+    got = _peaks(heat, threshold)
+    assert {(int(r), int(c)) for r, c in got} == want
+    values = heat[got[:, 0], got[:, 1]] if len(got) else np.zeros(0)
+    assert (np.diff(values) <= 0).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 6), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.3, 0.6]))
+def test_pip_counts_of_a_batch_are_each_maps_own(n, seed, relative):
+    """Counted together (one pass over the batch), each crop's pips are those of its own map:
+    peaks within the radius, over the threshold and `relative` x its strongest inside."""
+    rng = np.random.default_rng(seed)
+    maps = (rng.random((n, 1, 32, 32), dtype=np.float32) ** 8).astype(np.float32)
+    yy, xx = np.mgrid[0:32, 0:32]
+    inside = np.hypot(xx + 0.5 - 16, yy + 0.5 - 16) <= 0.5 * 32 / 1.5
+    want = []
+    for m in maps[:, 0]:
+        line = max(0.4, relative * float(m[inside].max())) if relative else 0.4
+        k = int(inside[tuple(_peaks(m, line).T)].sum())
+        want.append(k if 1 <= k <= 6 else 0)
+    assert count_pips(maps, 0.4, 0.5, 1.5, relative).tolist() == want
 
 
 def test_pips_of_a_neighbouring_die_at_the_crop_edge_do_not_count():
