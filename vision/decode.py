@@ -34,7 +34,7 @@ def _is_peak(maps: np.ndarray, threshold: np.ndarray) -> np.ndarray:
     maps = np.asarray(maps, np.float32)
     h, w = maps.shape[1:]
     padded = np.pad(maps, ((0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
-    neigh = padded[:, 0:h, 0:w]
+    neigh = maps
     for dy in range(3):
         for dx in range(3):
             neigh = np.maximum(neigh, padded[:, dy:dy + h, dx:dx + w])
