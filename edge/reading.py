@@ -19,7 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from dicecall.vision.evidence import evidence
+from dicecall.vision.evidence import evidence, model_ids
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.verdict import NO_ROLL, REVIEW, Reason, RollVerdict, VerdictConfig, verdict
 
@@ -101,6 +101,9 @@ class Reading:
             self._table = load_table(cfg.zones)
             self.zones, self.view = self._table.zones_px, self._table.pose.floor_view()
         self.reader = reader if reader is not None else _reader(cfg, self.view)
+        # Hashed once: every roll's annotated evidence names the files that read it.
+        rc = getattr(self.reader, "config", None)
+        self.models = None if rc is None else model_ids(rc.detector, rc.reader)
         self._reference = None
         if cfg.settle.reference_image is not None:
             image = cv2.imread(str(cfg.settle.reference_image), cv2.IMREAD_GRAYSCALE)
@@ -162,7 +165,7 @@ class Reading:
         v = verdict(scene.dice, prof, scene.zones, self.vcfg)
         if expect is None:
             v = _phase_unknown(v)
-        ev = evidence(image, v, self.cfg.outbox.jpeg_quality)
+        ev = evidence(image, v, self.cfg.outbox.jpeg_quality, self.models)
         roll_id = str(uuid.uuid4())
         faces = list(v.faces)[:MAX_FACES]
         confidences = [min(1.0, max(0.0, float(c))) for c in v.confidences][:MAX_FACES]

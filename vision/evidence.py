@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import struct
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -23,8 +25,18 @@ class Evidence:
     annotated_sha256: str
 
 
-def annotate(frame: np.ndarray, v: RollVerdict) -> np.ndarray:
-    """Draws boxes, faces, tilt/stacked flags and the reasons on a copy of `frame` (BGR)."""
+def model_ids(detector: Path, reader: Path) -> dict[str, str]:
+    """sha256 (hex) of the model files a table reads with, for the evidence: the detector and
+    reader differ by game (vision/config.py `for_game`) and an integrator may name their own,
+    so a stored roll must say which made the call."""
+    return {name: hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            for name, path in (("detector", detector), ("reader", reader))}
+
+
+def annotate(frame: np.ndarray, v: RollVerdict, models: dict[str, str] | None = None
+             ) -> np.ndarray:
+    """Draws boxes, faces, tilt/stacked flags and the reasons on a copy of `frame` (BGR),
+    and the first 12 hex digits of each model's sha256 at the foot (`model_ids`)."""
     out = frame.copy()
     scale = max(out.shape[:2]) / 800
     flagged = {i for r in v.reasons for i in r.dice}
@@ -48,6 +60,12 @@ def annotate(frame: np.ndarray, v: RollVerdict) -> np.ndarray:
         cv2.putText(out, text, (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
                     _COLOURS[v.status] if k == 0 else (255, 255, 255), max(1, int(scale)),
                     cv2.LINE_AA)
+    if models:
+        text = "  ".join(f"{name} {sha[:12]}" for name, sha in models.items())
+        y = out.shape[0] - int(8 * scale)
+        for colour, width in (((0, 0, 0), max(2, int(2 * scale))), ((255, 255, 255), 1)):
+            cv2.putText(out, text, (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * scale, colour,
+                        width, cv2.LINE_AA)
     return out
 
 
@@ -58,9 +76,25 @@ def encode(image: np.ndarray, quality: int = 90) -> bytes:
     return buf.tobytes()
 
 
-def evidence(frame: np.ndarray, v: RollVerdict, quality: int = 90) -> Evidence:
-    """The clean frame exactly as read, and the annotated one, ready for the outbox."""
+def with_comment(jpeg: bytes, text: str) -> bytes:
+    """`jpeg` with a COM segment holding `text` right after its start marker, where any JPEG
+    reader finds it (and skips it when decoding)."""
+    data = text.encode()
+    if jpeg[:2] != b"\xff\xd8" or len(data) > 65533:
+        raise ValueError("not a JPEG, or a comment over 65,533 bytes")
+    return jpeg[:2] + b"\xff\xfe" + struct.pack(">H", len(data) + 2) + data + jpeg[2:]
+
+
+def evidence(frame: np.ndarray, v: RollVerdict, quality: int = 90,
+             models: dict[str, str] | None = None) -> Evidence:
+    """The clean frame exactly as read, and the annotated one, ready for the outbox. With
+    `models` (`model_ids`) the annotated JPEG names the files that read the frame, drawn and
+    in full in its comment ("dicecall models detector=SHA reader=SHA"), so its sha256, which
+    the service stores with the roll, covers them."""
     clean = encode(frame, quality)
-    annotated = encode(annotate(frame, v), quality)
+    annotated = encode(annotate(frame, v, models), quality)
+    if models:
+        annotated = with_comment(annotated, "dicecall models " + " ".join(
+            f"{name}={sha}" for name, sha in models.items()))
     return Evidence(clean, annotated, hashlib.sha256(clean).hexdigest(),
                     hashlib.sha256(annotated).hexdigest())

@@ -167,6 +167,7 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
     from dicecall.calibration.scores import synthetic_samples
     from dicecall.edge.reading import Reading, _reader
     from dicecall.vision.config import ReaderConfig
+    from dicecall.vision.evidence import model_ids
 
     plain, thrown = ReaderConfig().reader, ReaderConfig().thrown_reader
     if thrown is None:
@@ -190,6 +191,7 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
                                     "settle": settle})
     reading = Reading(fitted.model_copy(update={"game": "craps"}))
     assert reading.reader.config.reader == thrown
+    assert reading.models == model_ids(ReaderConfig().thrown_detector, thrown)  # its evidence
     assert reading.reader.config.temperature == cal.profile.reader.temperature
     assert reading.vcfg == cal.profile.verdict
     with pytest.raises(CalibrationError, match="another reader model"):

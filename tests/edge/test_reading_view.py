@@ -76,3 +76,30 @@ def test_zones_past_the_frame_are_warned_of_once_per_frame_size(tmp_path, kit, c
     assert [r.getMessage() for r in caplog.records] == [
         "play zone floor runs 20.0 px past the right edge of the 300x240 frames: a die there is "
         "cut off or unseen"]
+
+
+def test_every_rolls_annotated_evidence_names_the_models_that_read_it(tmp_path, kit):
+    # Surveillance and the regulator must tell from a stored roll which files made the call:
+    # the detector and reader differ by game (vision/config.py `for_game`). The annotated
+    # JPEG carries their sha256 in its comment, and the roll's annotated_sha256 covers it.
+    import base64
+    import hashlib
+    import json
+
+    import cv2
+
+    from dicecall.edge.flow import Expect
+    from dicecall.edge.sources import Frame
+    from dicecall.vision.evidence import model_ids
+
+    reading = _reading(tmp_path, kit, BUNDLE / "zones.json")
+    want = model_ids(reading.reader.config.detector, reading.reader.config.reader)
+    assert reading.reader.config.reader.name == "reader.onnx"  # Props & Hops
+    image = cv2.imread(str(BUNDLE / "f0000.jpg"))
+    frame = Frame(t=0.0, wall=1.0, image=image, grey=None, label="f0000.jpg")
+    body = json.loads(reading.roll(frame, Expect(2, "throw"), 1).body)
+    annotated = base64.b64decode(body["evidence"]["annotated_jpeg_b64"])
+    assert hashlib.sha256(annotated).hexdigest() == body["evidence"]["annotated_sha256"]
+    comment = f"dicecall models detector={want['detector']} reader={want['reader']}".encode()
+    assert comment in annotated[:4096]
+    assert cv2.imdecode(np.frombuffer(annotated, np.uint8), cv2.IMREAD_COLOR).shape == image.shape

@@ -237,6 +237,27 @@ def test_evidence_for_every_status(specs):
     assert np.abs(clean.astype(int) - annotated.astype(int)).sum() > 0
 
 
+def test_evidence_names_the_models_in_the_annotated_frame_and_its_comment():
+    from dicecall.vision.evidence import with_comment
+
+    frame = np.random.default_rng(0).integers(0, 255, (300, 400, 3), np.uint8)
+    v = verdict(dice(*TWO), profile(CRAPS), ZONES)
+    models = {"detector": "ab" * 32, "reader": "cd" * 32}
+    plain, named = evidence(frame, v), evidence(frame, v, models=models)
+    assert hashlib.sha256(named.annotated_jpeg).hexdigest() == named.annotated_sha256
+    assert named.clean_jpeg == plain.clean_jpeg  # the clean frame is as read
+    comment = b"dicecall models detector=" + b"ab" * 32 + b" reader=" + b"cd" * 32
+    assert named.annotated_jpeg[:2] == b"\xff\xd8" and comment in named.annotated_jpeg[:400]
+    assert comment not in plain.annotated_jpeg
+    a, b = (cv2.imdecode(np.frombuffer(e.annotated_jpeg, np.uint8), cv2.IMREAD_COLOR)
+            for e in (plain, named))
+    assert a.shape == b.shape == frame.shape
+    foot = slice(270, 300)  # the short hashes are drawn at the foot
+    assert np.abs(a[foot].astype(int) - b[foot].astype(int)).sum() > 0
+    with pytest.raises(ValueError, match="not a JPEG"):
+        with_comment(b"PNG....", "x")
+
+
 STACKED = {"stacked": 0.9}
 
 
