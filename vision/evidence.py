@@ -77,12 +77,16 @@ def encode(image: np.ndarray, quality: int = 90) -> bytes:
 
 
 def with_comment(jpeg: bytes, text: str) -> bytes:
-    """`jpeg` with a COM segment holding `text` right after its start marker, where any JPEG
-    reader finds it (and skips it when decoding)."""
+    """`jpeg` with a COM segment holding `text` after its start marker, and after the JFIF
+    APP0 segment when there is one (JFIF wants APP0 first); decoders skip it, any JPEG tool
+    shows it."""
     data = text.encode()
     if jpeg[:2] != b"\xff\xd8" or len(data) > 65533:
         raise ValueError("not a JPEG, or a comment over 65,533 bytes")
-    return jpeg[:2] + b"\xff\xfe" + struct.pack(">H", len(data) + 2) + data + jpeg[2:]
+    at = 2
+    if jpeg[2:4] == b"\xff\xe0":
+        at = 4 + struct.unpack(">H", jpeg[4:6])[0]
+    return jpeg[:at] + b"\xff\xfe" + struct.pack(">H", len(data) + 2) + data + jpeg[at:]
 
 
 def evidence(frame: np.ndarray, v: RollVerdict, quality: int = 90,
