@@ -32,8 +32,9 @@ def _is_peak(maps: np.ndarray, threshold: np.ndarray) -> np.ndarray:
     One pass over a batch of maps: the pip count of a ten-dice frame looked at each map on
     its own before (session 36)."""
     maps = np.asarray(maps, np.float32)
-    h, w = maps.shape[1:]
-    padded = np.pad(maps, ((0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    n, h, w = maps.shape
+    padded = np.full((n, h + 2, w + 2), -np.inf, np.float32)  # np.pad costs more than the rest
+    padded[:, 1:-1, 1:-1] = maps
     neigh = maps
     for dy in range(3):
         for dx in range(3):
