@@ -22,9 +22,10 @@ crop once (fp32x1), FP32 with the detector looking once, without its zoomed seco
 (fp32z0), and, while the runtime reads one view first and the rest only for a die in doubt,
 FP32 reading every die in all views (fp32all). The views read per die found are printed for
 each set: the throw box and craps sets are read as a High Roll and a Craps table read them,
-the shaker set and the real photos as Props & Hops (where the tilt alone puts a die in
-doubt); the models-alone rows use the runtime's views per die on the craps (2 dice) and
-throw box (10 dice) sets.
+the shaker set as Props & Hops (where the tilt alone puts a die in doubt), the real photos
+and the unseen styles as `dicecall evaluate` reads without a game (models/reader.md,
+session 37); the models-alone rows use the runtime's views per die on the craps (2 dice)
+and throw box (10 dice) sets, with the files those games read with, and the no-game files.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def _generate_large(out: Path, count: int) -> list[tuple[str, list[Path], dict]]
         generate(GenerateConfig(scene="throwbox", count=count, seed=SCENES[0][1], out=folder,
                                 workers=0, width=w, height=h))
         rows.append((f"throwbox {w}x{h}", [folder], {"read": 0.999, "flags": 0.995,
-                                                      "counts": True}))
+                                                      "game": "thrown"}))
     return rows
 
 
@@ -82,8 +83,9 @@ def _generate_unseen(out: Path, count: int, workers: int = 0
         folder = out / f"unseen-{scene}"
         generate(GenerateConfig(scene=scene, count=count, seed=seed, out=folder,
                                 workers=workers, styles="unseen"))
+        # Read as `dicecall evaluate` reads without a game, as the held-out real set is.
         rows.append((f"unseen styles {scene}", [folder], {"read": 0.99, "flags": 0.995,
-                                                          "counts": scene != "shaker"}))
+                                                          "game": None}))
     return rows
 
 
@@ -101,40 +103,56 @@ class _Counting:
         return getattr(self.session, name)
 
 
-def _files(variant: str) -> tuple[str, str, str | None, str | None]:
-    """(detector, reader, thrown detector, thrown reader) file names of a variant: fp32*,
-    int8*, or int8r, the INT8 reader behind the FP32 detectors (session 24: the INT8
-    detector's boxes moved the tilt of shallow leans across the Props & Hops line;
-    `models/reader.md`). The thrown detector and reader read where a cocked die counts
-    (Craps, High Roll; `vision.config.for_game`, rule 31); the INT8 pair has no thrown
-    detector and reads every game behind the INT8 detector, with the thrown INT8 reader."""
+GAME_FIELDS = ("thrown_detector", "thrown_reader", "shaker_detector", "shaker_reader")
+
+
+def _files(variant: str) -> dict[str, str | None]:
+    """`ReaderConfig`'s file fields of a variant (None: the game reads with `detector` or
+    `reader`): fp32*, int8*, or int8r, the INT8 readers behind the FP32 detectors (session
+    24: the INT8 detector's boxes moved the tilt of shallow leans across the Props & Hops
+    line; `models/reader.md`). Each game reads with its own files (`vision.config.for_game`;
+    rules 15, 31, 32); there is one INT8 detector, so the INT8 pair reads every game behind
+    it, with the game's INT8 reader."""
     if variant == "int8r":
-        return ("detector.onnx", "reader.int8.onnx", "detector.thrown.onnx",
-                "reader.thrown.int8.onnx")
+        return {"detector": "detector.onnx", "reader": "reader.int8.onnx",
+                "thrown_detector": "detector.thrown.onnx", "thrown_reader": None,
+                "shaker_detector": "detector.shaker.onnx",
+                "shaker_reader": "reader.shaker.int8.onnx"}
     if variant.startswith("int8"):
-        return "detector.int8.onnx", "reader.int8.onnx", None, "reader.thrown.int8.onnx"
-    return "detector.onnx", "reader.onnx", "detector.thrown.onnx", "reader.thrown.onnx"
+        return {"detector": "detector.int8.onnx", "reader": "reader.int8.onnx",
+                "thrown_detector": None, "thrown_reader": None, "shaker_detector": None,
+                "shaker_reader": "reader.shaker.int8.onnx"}
+    return {"detector": "detector.onnx", "reader": "reader.onnx",
+            "thrown_detector": "detector.thrown.onnx", "thrown_reader": None,
+            "shaker_detector": "detector.shaker.onnx", "shaker_reader": "reader.shaker.onnx"}
+
+
+def _config(models: Path, variant: str, game: str | None, **kw):
+    """The `ReaderConfig` of `variant` as a table of a game where a cocked die counts reads
+    (`game` "thrown": Craps, High Roll, the speed frames' games), where it is a no roll
+    ("shaker": Props & Hops), or as `dicecall predict` and `evaluate` read without a game
+    (None: the real photos and the unseen styles, which the held-out real set stands for).
+    The game picks the files and whether the tilt alone puts a die in doubt
+    (`vision.config.for_game`); a game's file absent from `models` falls back to the
+    variant's no-game file."""
+    from dicecall.vision.config import ReaderConfig, for_game
+
+    files = {k: models / f if f and (k not in GAME_FIELDS or (models / f).is_file()) else None
+             for k, f in _files(variant).items()}
+    cfg = ReaderConfig(**files, **kw)
+    return cfg if game is None else for_game(cfg, game == "thrown")
 
 
 def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None,
-            first_views: int | None = None, counts: bool = True):
-    """A reader of `variant`, set up for a game where a cocked die counts (Craps, High Roll:
-    the speed frames' games) or not (`counts` False: Props & Hops, and the real photos,
-    read as `dicecall predict` and `evaluate` read them), which decides whether the tilt
-    alone puts a die in doubt (`vision.config.for_game`)."""
-    from dicecall.vision.config import ReaderConfig, for_game
+            first_views: int | None = None, game: str | None = "thrown"):
+    """A reader of `variant` as `game` reads (`_config`), counting crops and dice found."""
+    from dicecall.vision.config import ReaderConfig
     from dicecall.vision.reader import DiceReader
 
-    det, read, thrown, thrown_read = _files(variant)
-    thrown, thrown_read = ((models / f if f and (models / f).is_file() else None)
-                           for f in (thrown, thrown_read))
     zoom = ReaderConfig().zoom_below if zoom is None else zoom
     first = ReaderConfig().first_views if first_views is None else first_views
-    reader = DiceReader(for_game(ReaderConfig(detector=models / det, reader=models / read,
-                                              thrown_detector=thrown,
-                                              thrown_reader=thrown_read, threads=threads,
-                                              views=views, zoom_below=zoom,
-                                              first_views=first), counts))
+    reader = DiceReader(_config(models, variant, game, threads=threads, views=views,
+                                zoom_below=zoom, first_views=first))
     reader.reader = _Counting(reader.reader)
     detect, reader.found = reader.detect, 0
 
@@ -149,8 +167,8 @@ def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | 
 
 def _sets(synth: Path, real: Path) -> list[tuple[str, list[Path], dict]]:
     """(name, folders, targets) per row; folders that are absent are skipped."""
-    rows = [(f"synthetic {s}", [synth / f"test-{s}"], {"read": 0.999, "flags": 0.995,
-                                                        "counts": s != "shaker"})
+    rows = [(f"synthetic {s}", [synth / f"test-{s}"],
+             {"read": 0.999, "flags": 0.995, "game": "shaker" if s == "shaker" else "thrown"})
             for s, _ in SCENES]
     rows += [("epanemu valid+test", [real / "epanemu/valid", real / "epanemu/test"],
               {"read": 0.99, "false": 0.02}),
@@ -297,8 +315,10 @@ def main() -> int:
                          "(default: the runtime's); with a cascade, FP32 reading every die "
                          "in all views (fp32all) is measured beside it")
     ap.add_argument("--models", type=Path, default=None,
-                    help="folder with detector[.int8].onnx and reader[.int8].onnx (default: "
-                         "the committed models), to measure a candidate the same way")
+                    help="folder with detector[.int8].onnx and reader[.int8].onnx, and "
+                         "detector.thrown.onnx, detector.shaker.onnx, reader.shaker[.int8].onnx "
+                         "where it has them (default: the committed models), to measure a "
+                         "candidate the same way")
     ap.add_argument("--zoom", type=float, default=None,
                     help="the detector's second look below this median die side in detector "
                          "pixels, 0 = never (default: the runtime's, vision/zoom.py); FP32 "
@@ -323,25 +343,22 @@ def main() -> int:
         zoom = ReaderConfig().zoom_below if args.zoom is None else args.zoom
         first = min(ReaderConfig().first_views if args.first_views is None
                     else args.first_views, views)
-        readers = {v: _reader(models, v, args.threads, views, zoom, first)
-                   for v in ("fp32", "int8", "int8r")}
-        if first < views:  # every die read in every view, as before the cascade
-            readers["fp32all"] = _reader(models, "fp32", args.threads, views, zoom, views)
-        if views > 1:  # the same models reading each crop once, for comparison
-            readers["fp32x1"] = _reader(models, "fp32", args.threads, 1, zoom)
-        if zoom > 0:  # and the detector looking once (vision/zoom.py)
-            readers["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first)
-        # The same readers as a game reads where the tilt alone puts a die in doubt and the
-        # dice are found by detector.onnx (Props & Hops, and the real photos, which know no
-        # game): every variant has one, since the detector differs by game (session 25).
-        strict = {v: _reader(models, v, args.threads, views, zoom, first, counts=False)
-                  for v in ("fp32", "int8", "int8r")}
-        if first < views:
-            strict["fp32all"] = _reader(models, "fp32", args.threads, views, zoom, views, False)
-        if views > 1:
-            strict["fp32x1"] = _reader(models, "fp32", args.threads, 1, zoom, counts=False)
-        if zoom > 0:
-            strict["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first, False)
+        # One set of readers per way of reading (`_config`): a Craps or High Roll table, a
+        # Props & Hops table, and no game; every variant has each, since the files differ
+        # by game (rules 15, 31, 32).
+        modes = {}
+        for game in ("thrown", "shaker", None):
+            mode = {v: _reader(models, v, args.threads, views, zoom, first, game)
+                    for v in ("fp32", "int8", "int8r")}
+            if first < views:  # every die read in every view, as before the cascade
+                mode["fp32all"] = _reader(models, "fp32", args.threads, views, zoom, views,
+                                          game)
+            if views > 1:  # the same models reading each crop once, for comparison
+                mode["fp32x1"] = _reader(models, "fp32", args.threads, 1, zoom, game=game)
+            if zoom > 0:  # and the detector looking once (vision/zoom.py)
+                mode["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first, game)
+            modes[game] = mode
+        readers = modes["thrown"]
         from dicecall.vision.verdict import VerdictConfig
 
         v = VerdictConfig()
@@ -357,9 +374,7 @@ def main() -> int:
         per_die = {}  # views per die found, runtime FP32, by synthetic set
         by_style = {}  # read right by die style, runtime FP32, unseen-style sets
         for name, folders, target in _sets(synth, args.real) + large:
-            for variant, reader in readers.items():
-                if not target.get("counts", False):
-                    reader = strict.get(variant, reader)
+            for variant, reader in modes[target.get("game")].items():
                 a = accuracy(reader, folders)
                 per_die[name, variant] = a["views"]
                 miss = missed(a, target)
@@ -390,15 +405,20 @@ def main() -> int:
             for dice, game in ((2, "synthetic craps"), (10, "synthetic throwbox")):
                 mean = {v: (per_die.get((game, v)) or float(views)) if first < views else views
                         for v in ("fp32", "int8", "int8r")}
-                for variant, v in dict.fromkeys((("fp32", mean["fp32"]),
-                                                 ("int8", mean["int8"]),
-                                                 ("int8r", mean["int8r"]),
-                                                 ("fp32", views), ("fp32", 1))):
-                    det, read, *_ = _files(variant)  # the thrown files cost the same
-                    t = time_models(models / det, models / read, args.peer, args.runs,
+                # The files the frame's game reads with; and, for FP32, the wider no-game
+                # detector's cost (rule 32) at the same views.
+                for variant, v, how in dict.fromkeys((("fp32", mean["fp32"], "thrown"),
+                                                      ("int8", mean["int8"], "thrown"),
+                                                      ("int8r", mean["int8r"], "thrown"),
+                                                      ("fp32", views, "thrown"),
+                                                      ("fp32", 1, "thrown"),
+                                                      ("fp32", mean["fp32"], None))):
+                    cfg = _config(models, variant, how)
+                    t = time_models(cfg.detector, cfg.reader, args.peer, args.runs,
                                     max(1, round(dice * v)))
                     ours = t["detector"]["median_ms"] + t["reader"]["median_ms"]
-                    what = f"{dice} dice x {v:.2f} views, {variant}"
+                    what = (f"{dice} dice x {v:.2f} views, {variant}"
+                            f"{', no game' if how is None else ''}")
                     rows.append((f"models alone, {what} (peer {t['peer']['median_ms']:.2f} ms)",
                                  ours, "ms"))
                     rows.append((f"  ours / peer, {what} (target <= 0.333)",

@@ -120,16 +120,17 @@ def run_scene_type(readers: GameReaders, scene: str, folder: Path, vcfg=None,
 
 
 def with_models(cfg: ReaderConfig, folder: Path | None) -> ReaderConfig:
-    """`cfg` reading with FOLDER/detector.onnx and FOLDER/reader.onnx (None: as it is), and
-    in Craps and High Roll FOLDER/detector.thrown.onnx and FOLDER/reader.thrown.onnx, or
-    detector.onnx and reader.onnx where it has none."""
+    """`cfg` reading with FOLDER/detector.onnx and FOLDER/reader.onnx (None: as it is); in
+    Craps and High Roll with FOLDER/detector.thrown.onnx and FOLDER/reader.thrown.onnx, in
+    Props & Hops with FOLDER/detector.shaker.onnx and FOLDER/reader.shaker.onnx, each where
+    the folder has it (else its detector.onnx or reader.onnx)."""
     if folder is None:
         return cfg
-    thrown, thrown_reader = folder / "detector.thrown.onnx", folder / "reader.thrown.onnx"
+    game_files = {f"{game}_{kind}": folder / f"{kind}.{game}.onnx"
+                  for game in ("thrown", "shaker") for kind in ("detector", "reader")}
     return cfg.model_copy(update={
         "detector": folder / "detector.onnx", "reader": folder / "reader.onnx",
-        "thrown_detector": thrown if thrown.is_file() else None,
-        "thrown_reader": thrown_reader if thrown_reader.is_file() else None})
+        **{k: f if f.is_file() else None for k, f in game_files.items()}})
 
 
 def main() -> None:
@@ -143,7 +144,8 @@ def main() -> None:
                         help="calibrated model profile (temperature + verdict thresholds)")
     parser.add_argument("--models", type=Path, default=None,
                         help="folder with detector.onnx and reader.onnx, and for Craps and "
-                             "High Roll detector.thrown.onnx and reader.thrown.onnx if it has "
+                             "High Roll detector.thrown.onnx and reader.thrown.onnx, for Props "
+                             "& Hops detector.shaker.onnx and reader.shaker.onnx, if it has "
                              "them (default: committed)")
     parser.add_argument("--views", type=int, default=None,
                         help="views per crop (default: the runtime's; vision/views.py)")

@@ -116,7 +116,8 @@ def main() -> None:
                          "behind)")
     ap.add_argument("--models", type=Path, default=None,
                     help="folder with detector.onnx and reader.onnx, and for Craps and High Roll "
-                         "detector.thrown.onnx and reader.thrown.onnx if it has them "
+                         "detector.thrown.onnx and reader.thrown.onnx, for Props & Hops "
+                         "detector.shaker.onnx and reader.shaker.onnx, if it has them "
                          "(default: committed)")
     ap.add_argument("--reads", type=Path, default=None,
                     help="pickle of the reads, loaded when it matches, else written")
@@ -165,6 +166,9 @@ def main() -> None:
             key += (("thrown", _digest(cfg.thrown_detector)),)
         if cfg.thrown_reader is not None:  # Craps and High Roll's own (session 36)
             key += (("thrown_reader", _digest(cfg.thrown_reader)),)
+        for field in ("shaker_detector", "shaker_reader"):  # Props & Hops's own (session 37)
+            if getattr(cfg, field) is not None:
+                key += ((field, _digest(getattr(cfg, field))),)
         if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's
             key += (("scenes", tuple(args.scenes)),)
         if key not in saved:

@@ -26,8 +26,9 @@ def model(
     threads: Annotated[int, typer.Option(help="onnxruntime threads", min=1, max=16)] = 2,
     game: Annotated[str | None, typer.Option(
         help="read DATASET as a table of this game reads it (its detector and reader: Craps "
-             "and High Roll with detector.thrown.onnx and reader.thrown.onnx; the profile "
-             "then fits that reader; vision/config.py `for_game`)")] = None,
+             "and High Roll with detector.thrown.onnx and reader.onnx, Props & Hops with "
+             "detector.shaker.onnx and reader.shaker.onnx; the profile then fits that reader; "
+             "without a game, detector.onnx and reader.onnx; vision/config.py `for_game`)")] = None,
     min_cocked_recall: Annotated[float, typer.Option(
         help="lower the tilt line until it flags this share of the fit half's cocked dice "
              "(0: no floor). 0.97 is what the default line flags on the tuning suite "

@@ -115,11 +115,11 @@ class ReaderSection(_Strict):
                                     "only for a die in doubt (default: the reader's, "
                                     "vision/config.py)")
     detector: Path | None = Field(None, description="detector ONNX for every game (default: "
-                                  "bundled, detector.thrown.onnx in Craps and High Roll; "
-                                  "vision/config.py)")
+                                  "bundled, detector.thrown.onnx in Craps and High Roll, "
+                                  "detector.shaker.onnx in Props & Hops; vision/config.py)")
     reader: Path | None = Field(None, description="crop reader ONNX for every game (default: "
-                                "bundled, reader.thrown.onnx in Craps and High Roll; "
-                                "vision/config.py)")
+                                "bundled, reader.onnx in Craps and High Roll, "
+                                "reader.shaker.onnx in Props & Hops; vision/config.py)")
 
 
 class EdgeConfig(_Strict):

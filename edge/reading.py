@@ -50,9 +50,9 @@ def _reader(cfg: EdgeConfig, view=None):
     if cfg.reader.first_views is not None:
         base["first_views"] = cfg.reader.first_views
     if cfg.reader.detector is not None:  # the integrator's detector, in every game
-        base["detector"], base["thrown_detector"] = cfg.reader.detector, None
+        base.update(detector=cfg.reader.detector, thrown_detector=None, shaker_detector=None)
     if cfg.reader.reader is not None:  # the integrator's reader, in every game
-        base["reader"], base["thrown_reader"] = cfg.reader.reader, None
+        base.update(reader=cfg.reader.reader, thrown_reader=None, shaker_reader=None)
     # The game picks the files first, so a model profile is checked against the reader this
     # table reads with (a Craps table's profile was fitted on the thrown reader).
     rcfg = for_game(ReaderConfig(**base), profile(cfg.game).cocked_counts)

@@ -324,7 +324,8 @@ def rebox(
     out: Annotated[Path, typer.Option("--out", help="Each folder's copy goes to OUT/NAME.")],
     game: Annotated[str | None, typer.Option(
         "--game", help="the boxes of this game's detector (vision.config.for_table): Craps "
-                       "and High Roll find their dice with detector.thrown.onnx")] = None,
+                       "and High Roll find their dice with detector.thrown.onnx, Props & Hops "
+                       "with detector.shaker.onnx; without it, detector.onnx's")] = None,
     detector: Annotated[Path | None, typer.Option(
         "--detector", help="the boxes of this detector file instead of a committed one: a "
                            "candidate whose boxes the flags are to be fine-tuned behind "

@@ -16,7 +16,8 @@ VIEWS = typer.Option(help="turned views of each die's crop read and averaged (1-
                      max=8)
 GAME = typer.Option(help="read as a table of this game reads (its detector, its reader and "
                     "what puts a die in doubt: vision/config.py `for_game`); default: no "
-                    "game, detector.onnx and reader.onnx")
+                    "game, detector.onnx and reader.onnx, the files that read dice of new "
+                    "styles best (models/reader.md, session 37)")
 
 
 def _reader(threads: int, views: int, game: str | None):

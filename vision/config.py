@@ -14,24 +14,35 @@ class ReaderConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # The files a frame is read with when no game is named (`dicecall predict`, `evaluate`):
+    # session 34's wider detector and the reader whose flags were fine-tuned behind its boxes
+    # read dice of styles no training set holds best (models/reader.md, session 37, rule 32).
+    # Each game swaps in the files its verdict lines were judged on (`for_game`).
     detector: Path = Field(MODELS_DIR / "detector.onnx", description="detector ONNX file")
     reader: Path = Field(MODELS_DIR / "reader.onnx", description="crop reader ONNX file")
     # Where a cocked die counts (Craps, High Roll) the dice are thrown onto a table or into
     # a box, and the tilt flag changes no call on its own; there a detector fine-tuned on
-    # newer scenes finds more of the touching dice and dice by chips. In the shaker (Props &
-    # Hops) the tilt line was set behind `detector`'s boxes and stays with it
-    # (docs/verdicts.md, session 25, rule 15; `for_game` makes the swap).
+    # newer scenes finds more of the touching dice and dice by chips (docs/verdicts.md,
+    # session 25, rule 15), and `reader` reads them (session 36, rule 31).
     thrown_detector: Path | None = Field(
         MODELS_DIR / "detector.thrown.onnx",
         description="detector ONNX file for games where a cocked die counts (Craps, High "
-                    "Roll); None: `detector` in every game")
-    # The reader's flags were fine-tuned on boxes of the detector they read behind; one tuned
-    # behind `thrown_detector`'s boxes passes more good Craps and High Roll rolls there, its
-    # faces the same (models/reader.md, session 36, rule 31).
+                    "Roll); None: `detector`")
     thrown_reader: Path | None = Field(
-        MODELS_DIR / "reader.thrown.onnx",
-        description="crop reader ONNX file for games where a cocked die counts (Craps, High "
-                    "Roll); None: `reader` in every game")
+        None, description="crop reader ONNX file for games where a cocked die counts (Craps, "
+                          "High Roll); None: `reader`")
+    # In the shaker (Props & Hops) a cocked die is a no roll, and the tilt line was set
+    # behind session 3's detector and session 17's reader: behind the wider detector's
+    # tighter boxes the flags read leaning dice lower and the line gave back what the other
+    # games gained (models/reader.md, sessions 34-35, rules 29-30).
+    shaker_detector: Path | None = Field(
+        MODELS_DIR / "detector.shaker.onnx",
+        description="detector ONNX file for games where a cocked die is a no roll (Props & "
+                    "Hops); None: `detector`")
+    shaker_reader: Path | None = Field(
+        MODELS_DIR / "reader.shaker.onnx",
+        description="crop reader ONNX file for games where a cocked die is a no roll (Props "
+                    "& Hops); None: `reader`")
     det_size: int = Field(320, ge=64, le=1280, multiple_of=32,
                           description="detector input side in pixels (model card)")
     crop_size: int = Field(64, ge=16, le=256, description="reader crop side in pixels")
@@ -168,19 +179,18 @@ class ReaderConfig(BaseModel):
 
 
 def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
-    """`cfg` for a table whose game lets a cocked die count (Craps, High Roll: 623a.9(b),
-    675a.4(c)). There the tilt changes the call of a die only through its up margin and its
-    two best faces, which put it in doubt themselves, so the tilt alone puts no die in doubt;
-    where a cocked die is a no roll (Props & Hops, 668a.3(h)) it does. There the dice are
-    found by `thrown_detector` and read by `thrown_reader` when they are set (docs/verdicts.md,
-    session 25, rule 15; models/reader.md, session 36, rule 31)."""
-    if not cocked_counts:
-        return cfg
-    update: dict = {"sure_tilt": 1.0}
-    if cfg.thrown_detector is not None:
-        update["detector"] = cfg.thrown_detector
-    if cfg.thrown_reader is not None:
-        update["reader"] = cfg.thrown_reader
+    """`cfg` for a table of a game where a cocked die counts (Craps, High Roll: 623a.9(b),
+    675a.4(c)) or is a no roll (Props & Hops, 668a.3(h)), with the files each game's verdict
+    lines were judged on: `thrown_detector` and `thrown_reader`, or `shaker_detector` and
+    `shaker_reader`, those that are set (docs/verdicts.md, session 25, rule 15;
+    models/reader.md, sessions 36-37, rules 31-32). Where a cocked die counts the tilt changes
+    the call of a die only through its up margin and its two best faces, which put it in
+    doubt themselves, so the tilt alone puts no die in doubt; where it is a no roll it does."""
+    pairs = ((("detector", cfg.thrown_detector), ("reader", cfg.thrown_reader)) if cocked_counts
+             else (("detector", cfg.shaker_detector), ("reader", cfg.shaker_reader)))
+    update: dict = {k: v for k, v in pairs if v is not None}
+    if cocked_counts:
+        update["sure_tilt"] = 1.0
     return cfg.model_copy(update=update)
 
 

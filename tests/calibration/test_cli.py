@@ -123,7 +123,8 @@ def test_simulated_pips_are_used_and_reported(tmp_path):
 
 def test_model_reads_the_dataset_as_the_game_named(tmp_path, built_readers):
     # A Craps table's profile is fitted on the crops that table reads: behind
-    # detector.thrown.onnx (docs/verdicts.md, session 25, rule 15).
+    # detector.thrown.onnx (docs/verdicts.md, session 25, rule 15); a Props & Hops table's
+    # behind detector.shaker.onnx, read by reader.shaker.onnx (models/reader.md, session 37).
     from pathlib import Path
 
     from dicecall.vision.config import ReaderConfig
@@ -133,7 +134,8 @@ def test_model_reads_the_dataset_as_the_game_named(tmp_path, built_readers):
         res = runner.invoke(app, ["calibrate", "model", str(frames), "--game", game,
                                   "--out", str(tmp_path / "p.json")])
         assert "matched 24" in res.output, res.output  # 7 frames: too few dice to fit
-    assert [c.detector for c in built_readers] == [ReaderConfig().thrown_detector,
-                                                   ReaderConfig().detector]
+    cfg = ReaderConfig()
+    assert [(c.detector, c.reader) for c in built_readers] == [
+        (cfg.thrown_detector, cfg.reader), (cfg.shaker_detector, cfg.shaker_reader)]
     res = runner.invoke(app, ["calibrate", "model", str(frames), "--game", "roulette"])
     assert res.exit_code == 2 and "roulette" in res.output

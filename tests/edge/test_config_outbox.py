@@ -154,10 +154,11 @@ def test_the_reader_puts_dice_in_doubt_by_the_tables_game():
 
 
 def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
-    # models/reader.md, session 36, rule 31: Craps and High Roll read with reader.thrown.onnx,
-    # Props & Hops with reader.onnx; a reader the integrator names is used in every game; a
-    # model profile is checked against the reader the table reads with (a profile fitted on
-    # one reader is refused by a table of the other), so its lines never carry over.
+    # models/reader.md, sessions 36-37, rules 31-32: Craps and High Roll read with
+    # reader.onnx, Props & Hops with reader.shaker.onnx; a reader the integrator names is used
+    # in every game; a model profile is checked against the reader the table reads with (a
+    # profile fitted on one reader is refused by a table of the other), so its lines never
+    # carry over.
     import shutil
     from pathlib import Path
 
@@ -169,9 +170,9 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
     from dicecall.vision.config import ReaderConfig
     from dicecall.vision.evidence import model_ids
 
-    plain, thrown = ReaderConfig().reader, ReaderConfig().thrown_reader
-    if thrown is None:
-        pytest.skip("no reader for the thrown games is the default")
+    plain, thrown = ReaderConfig().shaker_reader, ReaderConfig().reader
+    if plain is None:
+        pytest.skip("no reader for Props & Hops alone is the default")
     cfg = load_config(Path(__file__).parents[2] / "docs" / "edge-table.example.yaml")
     cfg = cfg.model_copy(update={"model_profile": None})
     games = ("craps", "high-roll-dice", "props-and-hops")
@@ -200,8 +201,8 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
 
 def test_the_thrown_games_find_dice_with_their_own_detector_unless_one_is_named(tmp_path):
     # docs/verdicts.md, session 25, rule 15: Craps and High Roll behind detector.thrown.onnx,
-    # Props & Hops behind the detector its tilt line was set with; a detector the
-    # integrator names is used in every game.
+    # Props & Hops behind the detector its tilt line was set with (detector.shaker.onnx,
+    # models/reader.md, session 37); a detector the integrator names is used in every game.
     import shutil
     from pathlib import Path
 
@@ -214,7 +215,7 @@ def test_the_thrown_games_find_dice_with_their_own_detector_unless_one_is_named(
     used = {g: _reader(cfg.model_copy(update={"game": g})).config.detector for g in games}
     assert used == {"craps": ReaderConfig().thrown_detector,
                     "high-roll-dice": ReaderConfig().thrown_detector,
-                    "props-and-hops": ReaderConfig().detector}
+                    "props-and-hops": ReaderConfig().shaker_detector}
     assert used["craps"] != used["props-and-hops"]
     mine = shutil.copy(ReaderConfig().detector, tmp_path / "mine.onnx")
     named = cfg.model_copy(update={"reader": cfg.reader.model_copy(update={"detector": mine})})

@@ -94,7 +94,7 @@ def test_every_rolls_annotated_evidence_names_the_models_that_read_it(tmp_path, 
 
     reading = _reading(tmp_path, kit, BUNDLE / "zones.json")
     want = model_ids(reading.reader.config.detector, reading.reader.config.reader)
-    assert reading.reader.config.reader.name == "reader.onnx"  # Props & Hops
+    assert reading.reader.config.reader.name == "reader.shaker.onnx"  # Props & Hops
     image = cv2.imread(str(BUNDLE / "f0000.jpg"))
     frame = Frame(t=0.0, wall=1.0, image=image, grey=None, label="f0000.jpg")
     body = json.loads(reading.roll(frame, Expect(2, "throw"), 1).body)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from dicecall.vision.config import ReaderConfig, for_game, for_table
+from dicecall.vision.config import MODELS_DIR, ReaderConfig, for_game, for_table
 from dicecall.vision.reader import in_doubt, read_batch
 
 SURE, DOUBTFUL = 0.2, 0.8  # the crops' grey level says which die the fake reader sees
@@ -112,27 +112,42 @@ def test_where_a_cocked_die_counts_the_tilt_alone_puts_no_die_in_doubt():
     cfg = ReaderConfig()
     assert in_doubt(_read(tilt=0.9), for_game(cfg, cocked_counts=True)).tolist() == [False]
     assert in_doubt(_read(tilt=0.9), for_game(cfg, cocked_counts=False)).tolist() == [True]
-    assert for_game(cfg, cocked_counts=False) == cfg
+    assert for_game(cfg, cocked_counts=False).sure_tilt == cfg.sure_tilt
 
 
 def test_where_a_cocked_die_counts_the_thrown_detector_finds_the_dice():
     # docs/verdicts.md, session 25, rule 15; None keeps one detector for every game.
     cfg = ReaderConfig()
     assert for_game(cfg, cocked_counts=True).detector == cfg.thrown_detector != cfg.detector
-    assert for_game(cfg, cocked_counts=False).detector == cfg.detector
     one = cfg.model_copy(update={"thrown_detector": None})
     assert for_game(one, cocked_counts=True).detector == cfg.detector
 
 
 def test_where_a_cocked_die_counts_the_thrown_reader_reads_the_dice(tmp_path):
     # models/reader.md, session 36, rule 31: Craps and High Roll read with the reader whose
-    # flags were tuned behind their detector's boxes; Props & Hops keeps the reader its tilt
-    # line was set with. None keeps one reader for every game.
+    # flags were tuned behind their detector's boxes, which is since session 37 also the
+    # reader without a game (rule 32). None keeps one reader for every game.
     cfg = ReaderConfig(thrown_reader=tmp_path / "thrown.onnx")
     assert for_game(cfg, cocked_counts=True).reader == tmp_path / "thrown.onnx"
-    assert for_game(cfg, cocked_counts=False).reader == cfg.reader != cfg.thrown_reader
-    one = cfg.model_copy(update={"thrown_reader": None})
-    assert for_game(one, cocked_counts=True).reader == cfg.reader
+    assert ReaderConfig().thrown_reader is None
+    assert for_game(ReaderConfig(), cocked_counts=True).reader == ReaderConfig().reader
+
+
+def test_where_a_cocked_die_is_a_no_roll_the_shaker_files_read_the_dice():
+    # models/reader.md, session 37, rule 32: Props & Hops reads with the files its tilt
+    # line was judged on; the reader that knows no game reads new die styles better. None
+    # keeps one file for every game.
+    cfg = ReaderConfig()
+    shaker = for_game(cfg, cocked_counts=False)
+    assert (shaker.detector, shaker.reader) == (cfg.shaker_detector, cfg.shaker_reader)
+    assert cfg.shaker_detector != cfg.detector and cfg.shaker_reader != cfg.reader
+    assert {cfg.detector, cfg.thrown_detector, cfg.shaker_detector} == {
+        MODELS_DIR / "detector.onnx", MODELS_DIR / "detector.thrown.onnx",
+        MODELS_DIR / "detector.shaker.onnx"}
+    one = cfg.model_copy(update={"shaker_detector": None, "shaker_reader": None})
+    assert (for_game(one, cocked_counts=False).detector,
+            for_game(one, cocked_counts=False).reader) == (cfg.detector, cfg.reader)
+    assert for_game(shaker, cocked_counts=False) == shaker  # a second call changes nothing
 
 
 def test_a_place_surely_no_die_is_read_once_and_then_dropped_as_before():

@@ -91,8 +91,9 @@ def test_predict_reads_with_the_views_asked_for(built_readers):
 
 def test_predict_and_evaluate_read_as_the_game_named(built_readers, tmp_path):
     # An integrator scores a table's own frames as that table reads them: Craps and High Roll
-    # behind detector.thrown.onnx (docs/verdicts.md, session 25, rule 15), Props & Hops and
-    # no game behind detector.onnx.
+    # behind detector.thrown.onnx (docs/verdicts.md, session 25, rule 15), Props & Hops
+    # behind detector.shaker.onnx, no game behind detector.onnx (models/reader.md, session
+    # 37, rule 32).
     from dicecall.vision.config import ReaderConfig
 
     good = str(SAMPLES / "craps_0000004.jpg")
@@ -102,7 +103,10 @@ def test_predict_and_evaluate_read_as_the_game_named(built_readers, tmp_path):
         assert len(json.loads(res.output.splitlines()[-1])["dice"]) == 2
     res = CliRunner().invoke(app, ["predict", "--json", good])
     assert res.exit_code == 0, res.output
-    thrown, plain = ReaderConfig().thrown_detector, ReaderConfig().detector
-    assert [c.detector for c in built_readers] == [thrown, thrown, plain, plain]
+    cfg = ReaderConfig()
+    assert [c.detector for c in built_readers] == [cfg.thrown_detector, cfg.thrown_detector,
+                                                   cfg.shaker_detector, cfg.detector]
+    assert [c.reader for c in built_readers] == [cfg.reader, cfg.reader, cfg.shaker_reader,
+                                                 cfg.reader]
     res = CliRunner().invoke(app, ["evaluate", "--game", "roulette", str(tmp_path)])
     assert res.exit_code == 2 and "roulette" in res.output

@@ -129,8 +129,11 @@ FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 
 
 def test_the_second_look_finds_touching_dice_the_first_look_merges():
-    """Pins the committed detector on a sample frame chosen for it (tests/data/frames): five
-    flat, touching dice; the first look finds four, the runtime with the second look all five."""
+    """Pins the committed detectors on a sample frame chosen for it (tests/data/frames): five
+    flat, touching dice. Craps and High Roll's `detector.thrown.onnx` finds four at its first
+    look and all five with the second; the wider `detector.onnx`, read without a game since
+    session 37, keeps them apart at its first look."""
+    from dicecall.vision.config import for_table
     from dicecall.vision.images import load_image
     from dicecall.vision.reader import DiceReader
     from dicecall.vision.scoring import match
@@ -138,9 +141,12 @@ def test_the_second_look_finds_touching_dice_the_first_look_merges():
     rec = json.loads((FRAMES / "throwbox_0000058.json").read_text())
     frame = load_image(FRAMES / rec["image"])
     boxes = np.array([d["box"] for d in rec["dice"]], np.float32)
-    once = DiceReader(ReaderConfig(zoom_below=0.0)).read(frame)
-    twice = DiceReader().read(frame)
+    thrown = for_table(ReaderConfig(), "high-roll-dice")
+    once = DiceReader(thrown.model_copy(update={"zoom_below": 0.0})).read(frame)
+    twice = DiceReader(thrown).read(frame)
     assert len(match(once.centers, boxes)) == 4
     pairs = match(twice.centers, boxes)
     assert len(pairs) == len(twice) == 5
     assert sorted(int(twice.face[p]) for p, _ in pairs) == sorted(d["face"] for d in rec["dice"])
+    wide_once = DiceReader(ReaderConfig(zoom_below=0.0)).read(frame)
+    assert len(match(wide_once.centers, boxes)) == len(wide_once) == 5
