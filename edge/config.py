@@ -120,6 +120,19 @@ class ReaderSection(_Strict):
     reader: Path | None = Field(None, description="crop reader ONNX for every game (default: "
                                 "bundled, reader.onnx in Craps and High Roll, "
                                 "reader.shaker.onnx in Props & Hops; vision/config.py)")
+    # Naming one INT8 file for every game would read a Props & Hops table with the INT8 file
+    # of a reader its tilt line was never judged on; this picks the game's own.
+    int8: bool = Field(False, description="read with the INT8 file of the game's bundled "
+                       "reader (reader.int8.onnx in Craps and High Roll, "
+                       "reader.shaker.int8.onnx in Props & Hops) behind the FP32 detector: "
+                       "faster on many dice (models/README.md, session 24); not with `reader`")
+
+    @model_validator(mode="after")
+    def _one_reader(self) -> ReaderSection:
+        if self.int8 and self.reader is not None:
+            raise ValueError("reader.int8 picks the bundled INT8 reader of the game; a named "
+                             "`reader` is read as it is: set one of them")
+        return self
 
 
 class EdgeConfig(_Strict):

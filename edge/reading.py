@@ -53,6 +53,11 @@ def _reader(cfg: EdgeConfig, view=None):
         base.update(detector=cfg.reader.detector, thrown_detector=None, shaker_detector=None)
     if cfg.reader.reader is not None:  # the integrator's reader, in every game
         base.update(reader=cfg.reader.reader, thrown_reader=None, shaker_reader=None)
+    if cfg.reader.int8:  # each game's own reader, as INT8 (models/README.md, session 24)
+        from dicecall.vision.config import MODELS_DIR
+
+        base.update(reader=MODELS_DIR / "reader.int8.onnx", thrown_reader=None,
+                    shaker_reader=MODELS_DIR / "reader.shaker.int8.onnx")
     # The game picks the files first, so a model profile is checked against the reader this
     # table reads with (a Craps table's profile was fitted on the thrown reader).
     rcfg = for_game(ReaderConfig(**base), profile(cfg.game).cocked_counts)

@@ -199,6 +199,36 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
         Reading(fitted.model_copy(update={"game": "props-and-hops"}))
 
 
+def test_int8_reads_each_game_with_its_own_readers_int8_file():
+    # models/README.md, session 24: the INT8 reader behind the FP32 detector. Props & Hops's
+    # tilt line was judged on reader.shaker.onnx (models/reader.md, session 37), so its INT8
+    # file is that reader's; a named reader and the switch together are refused, not guessed.
+    from pathlib import Path
+
+    from pydantic import ValidationError
+
+    from dicecall.calibration.profile import file_sha256
+    from dicecall.edge.reading import _reader
+    from dicecall.vision.config import MODELS_DIR, ReaderConfig
+
+    cfg = load_config(Path(__file__).parents[2] / "docs" / "edge-table.example.yaml")
+    cfg = cfg.model_copy(update={"model_profile": None,
+                                 "reader": cfg.reader.model_copy(update={"int8": True})})
+    used = {g: _reader(cfg.model_copy(update={"game": g})).config
+            for g in ("craps", "high-roll-dice", "props-and-hops")}
+    assert {g: c.reader.name for g, c in used.items()} == {
+        "craps": "reader.int8.onnx", "high-roll-dice": "reader.int8.onnx",
+        "props-and-hops": "reader.shaker.int8.onnx"}
+    assert {g: c.detector for g, c in used.items()} == {
+        "craps": ReaderConfig().thrown_detector, "high-roll-dice": ReaderConfig().thrown_detector,
+        "props-and-hops": ReaderConfig().shaker_detector}  # FP32 detectors
+    assert all(c.reader.is_file() for c in used.values())
+    assert file_sha256(MODELS_DIR / "reader.int8.onnx") != file_sha256(
+        MODELS_DIR / "reader.shaker.int8.onnx")
+    with pytest.raises(ValidationError, match="set one of them"):
+        cfg.reader.model_validate({"int8": True, "reader": "mine.onnx"})
+
+
 def test_the_thrown_games_find_dice_with_their_own_detector_unless_one_is_named(tmp_path):
     # docs/verdicts.md, session 25, rule 15: Craps and High Roll behind detector.thrown.onnx,
     # Props & Hops behind the detector its tilt line was set with (detector.shaker.onnx,
