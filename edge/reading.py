@@ -43,7 +43,7 @@ class Roll:
 
 
 def _reader(cfg: EdgeConfig, view=None):
-    from dicecall.vision.config import ReaderConfig, for_game
+    from dicecall.vision.config import MODELS_DIR, ReaderConfig, for_game
     from dicecall.vision.reader import DiceReader
 
     base = {"threads": cfg.reader.threads, "views": cfg.reader.views}
@@ -54,8 +54,6 @@ def _reader(cfg: EdgeConfig, view=None):
     if cfg.reader.reader is not None:  # the integrator's reader, in every game
         base.update(reader=cfg.reader.reader, thrown_reader=None, shaker_reader=None)
     if cfg.reader.int8:  # each game's own reader, as INT8 (models/README.md, session 24)
-        from dicecall.vision.config import MODELS_DIR
-
         base.update(reader=MODELS_DIR / "reader.int8.onnx", thrown_reader=None,
                     shaker_reader=MODELS_DIR / "reader.shaker.int8.onnx")
     # The game picks the files first, so a model profile is checked against the reader this
