@@ -61,7 +61,7 @@ def model(
     try:
         if (dataset is None) == (samples is None):
             raise CalibrationError("give a labelled DATASET folder or --samples, not both")
-        sha = views = None
+        sha = det_sha = views = None
         if samples is not None:
             data, source = Samples.load(samples), str(samples)
         else:
@@ -73,11 +73,12 @@ def model(
                 raise CalibrationError(f"{dataset}: not a folder")
             data, counts = collect(DiceReader(cfg), dataset, limit)
             source, sha, views = str(dataset), file_sha256(cfg.reader), cfg.views
+            det_sha = file_sha256(cfg.detector)
             typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
         if save_samples is not None:
             data.save(save_samples)
         cal = calibrate_samples(data, source, target, confidence, max_false_flag,
-                                reader_sha256=sha, views=views,
+                                reader_sha256=sha, views=views, detector_sha256=det_sha,
                                 min_cocked_recall=min_cocked_recall or None)
     except (CalibrationError, FileNotFoundError) as exc:
         raise fail(exc) from exc

@@ -105,7 +105,7 @@ def _flag(fit: Samples, held: Samples, which: str, max_false: float, default: fl
 def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
                       confidence: float = 0.95, max_false_flag: float = 0.005,
                       base: VerdictConfig | None = None, reader_sha256: str | None = None,
-                      views: int | None = None,
+                      views: int | None = None, detector_sha256: str | None = None,
                       min_cocked_recall: float | None = None) -> Calibration:
     """Fits temperature and thresholds on the fit half and measures them on the held-out half.
 
@@ -117,8 +117,9 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
         max_false_flag: largest share of flat (or not stacked) dice that may be flagged; the
             DESIGN target is 0.5 % false no-rolls.
         base: verdict settings whose uncalibrated fields (void_margin) are kept.
-        reader_sha256, views: the reader model and views per crop that read the samples
-            (recorded, so the edge reads as the calibration did).
+        reader_sha256, views, detector_sha256: the reader model, views per crop and the
+            detector whose boxes the crops were cut from (recorded, so the edge reads as the
+            calibration did).
         min_cocked_recall: the tilt line is lowered, never raised, until it flags at least
             this share of the fit half's cocked dice (None, the default: no floor;
             MIN_COCKED_RECALL is the tuning suite's share at the default line). The stacked
@@ -164,7 +165,8 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
     verdict = VerdictConfig(**{**base.model_dump(), "min_confidence": acc.threshold,
                                "tilt_threshold": tilt_t, "stacked_threshold": stk_t})
     evidence = Evidence(
-        source=source, reader_sha256=reader_sha256, dice_fit=len(fit), dice_heldout=len(held),
+        source=source, reader_sha256=reader_sha256, detector_sha256=detector_sha256,
+        dice_fit=len(fit), dice_heldout=len(held),
         target_error=target, confidence=confidence, certified=acc.certified,
         accept_rule=rule, fit_pips_disagree=int((~ok).sum()), heldout_pips_disagree=excluded_h,
         fit_accepted=acc.accepted, fit_errors=acc.errors, fit_upper=acc.upper,

@@ -40,6 +40,10 @@ class Evidence(BaseModel):
 
     source: str = Field(description="labelled set or samples file")
     reader_sha256: str | None = Field(None, description="sha256 of the reader.onnx calibrated")
+    # The crops, and so the scores fitted, come from the detector's boxes; since session 37
+    # the no-game reading and Craps / High Roll share a reader behind different detectors.
+    detector_sha256: str | None = Field(None, description="sha256 of the detector whose boxes "
+                                        "the reads were cut from (None: not recorded)")
     dice_fit: int = Field(ge=0, description="matched dice in the fit half")
     dice_heldout: int = Field(ge=0, description="matched dice in the held-out half")
     target_error: float = Field(gt=0, lt=1, description="error rate allowed among accepted")
@@ -94,7 +98,8 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
         path: the profile JSON.
         reader: the reader settings to apply the temperature to (default settings if None).
         check_model: refuse a profile calibrated on a different reader.onnx than
-            `reader.reader` (thresholds do not carry over between models).
+            `reader.reader`, or behind a different detector than `reader.detector` when the
+            profile records one (thresholds do not carry over between models).
 
     Returns:
         (ReaderConfig with the calibrated temperature and views, VerdictConfig).
@@ -110,10 +115,12 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
     except ValueError as exc:
         raise CalibrationError(f"{p}: not a model profile ({exc})") from exc
     base = reader or ReaderConfig()
-    want, have = prof.evidence.reader_sha256, file_sha256(base.reader)
-    if check_model and want and have and want != have:
-        raise CalibrationError(f"{p} was calibrated for another reader model (sha256 "
-                               f"{want[:12]}, {base.reader} is {have[:12]}); calibrate again")
+    for kind, want, path in (("reader", prof.evidence.reader_sha256, base.reader),
+                             ("detector", prof.evidence.detector_sha256, base.detector)):
+        have = file_sha256(path)
+        if check_model and want and have and want != have:
+            raise CalibrationError(f"{p} was calibrated for another {kind} model (sha256 "
+                                   f"{want[:12]}, {path} is {have[:12]}); calibrate again")
     # Averaging views changes the logits and the flags' scores, so the reader reads as it did
     # when the values were fitted: profiles from before views existed were fitted on one.
     views = prof.reader.views or (1 if prof.profile_version < 3 else base.views)

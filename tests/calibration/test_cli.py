@@ -139,3 +139,25 @@ def test_model_reads_the_dataset_as_the_game_named(tmp_path, built_readers):
         (cfg.thrown_detector, cfg.reader), (cfg.shaker_detector, cfg.shaker_reader)]
     res = runner.invoke(app, ["calibrate", "model", str(frames), "--game", "roulette"])
     assert res.exit_code == 2 and "roulette" in res.output
+
+
+def test_model_profile_records_the_reader_and_the_detector_it_was_fitted_behind(
+        tmp_path, monkeypatch):
+    # The edge refuses a profile fitted on other crops (calibration/profile.py): a profile
+    # made for a Craps table names detector.thrown.onnx, whose boxes its crops were cut from.
+    from dicecall.calibration import collect as collect_module
+    from dicecall.calibration.profile import file_sha256
+    from dicecall.calibration.scores import synthetic_samples
+    from dicecall.vision.config import ReaderConfig
+
+    monkeypatch.setattr(collect_module, "collect",
+                        lambda reader, data, limit: (synthetic_samples(4000, 2.0, 0), {}))
+    frames = Path(__file__).resolve().parents[1] / "data" / "frames"
+    res = runner.invoke(app, ["calibrate", "model", str(frames), "--game", "craps",
+                              "--out", str(tmp_path / "p.json")])
+    assert res.exit_code == 0, res.output
+    evidence = json.loads((tmp_path / "p.json").read_text())["evidence"]
+    cfg = ReaderConfig()
+    assert evidence["detector_sha256"] == file_sha256(cfg.thrown_detector)
+    assert evidence["reader_sha256"] == file_sha256(cfg.reader)
+    assert evidence["detector_sha256"] != file_sha256(cfg.detector)

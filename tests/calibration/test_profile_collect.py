@@ -59,6 +59,25 @@ def test_profile_for_another_model_is_refused(tmp_path):
         load_profile(tmp_path / "bad.json")
 
 
+def test_profile_behind_another_detector_is_refused(tmp_path):
+    # The crops the thresholds were fitted on come from the detector's boxes; the no-game
+    # reading and Craps / High Roll share a reader behind different detectors (session 37).
+    from dicecall.calibration.profile import file_sha256
+
+    det_a, det_b = tmp_path / "a.onnx", tmp_path / "b.onnx"
+    det_a.write_bytes(b"detector A")
+    det_b.write_bytes(b"detector B")
+    cal = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic",
+                            detector_sha256=file_sha256(det_a))
+    cal.profile.save(tmp_path / "p.json")
+    assert load_profile(tmp_path / "p.json", ReaderConfig(detector=det_a))[0].detector == det_a
+    with pytest.raises(CalibrationError, match="another detector model"):
+        load_profile(tmp_path / "p.json", ReaderConfig(detector=det_b))
+    unrecorded = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic")
+    unrecorded.profile.save(tmp_path / "old.json")  # profiles before session 37
+    assert load_profile(tmp_path / "old.json", ReaderConfig(detector=det_b))[0].detector == det_b
+
+
 # Pip-centre cells on a 16 x 16 heatmap, all within pip_radius of the centre.
 _PIP_CELLS = [(8, 8), (6, 6), (10, 10), (6, 10), (10, 6), (8, 5), (8, 11)]
 

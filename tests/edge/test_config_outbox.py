@@ -197,6 +197,15 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
     assert reading.vcfg == cal.profile.verdict
     with pytest.raises(CalibrationError, match="another reader model"):
         Reading(fitted.model_copy(update={"game": "props-and-hops"}))
+    # A profile fitted without a game reads through the no-game detector's boxes: a Craps
+    # table, which shares the reader but not the detector, refuses it.
+    plain_fit = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic",
+                                  reader_sha256=file_sha256(thrown),
+                                  detector_sha256=file_sha256(ReaderConfig().detector))
+    plain_fit.profile.save(tmp_path / "nogame.json")
+    with pytest.raises(CalibrationError, match="another detector model"):
+        Reading(fitted.model_copy(update={"game": "craps",
+                                          "model_profile": tmp_path / "nogame.json"}))
 
 
 def test_int8_reads_each_game_with_its_own_readers_int8_file():
