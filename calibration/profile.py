@@ -115,10 +115,12 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
     except ValueError as exc:
         raise CalibrationError(f"{p}: not a model profile ({exc})") from exc
     base = reader or ReaderConfig()
-    for kind, want, path in (("reader", prof.evidence.reader_sha256, base.reader),
-                             ("detector", prof.evidence.detector_sha256, base.detector)):
-        have = file_sha256(path)
-        if check_model and want and have and want != have:
+    checks = ((("reader", prof.evidence.reader_sha256, base.reader),
+               ("detector", prof.evidence.detector_sha256, base.detector))
+              if check_model else ())
+    for kind, want, path in checks:  # a file is hashed only when it is to be checked
+        have = file_sha256(path) if want else None
+        if want and have and want != have:
             raise CalibrationError(f"{p} was calibrated for another {kind} model (sha256 "
                                    f"{want[:12]}, {path} is {have[:12]}); calibrate again")
     # Averaging views changes the logits and the flags' scores, so the reader reads as it did
