@@ -38,8 +38,10 @@ def session(path: Path | str, threads: int = 2) -> ort.InferenceSession:
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     # Several sessions take turns on the same cores; one spinning after its run slows the
-    # next (vision.reader.open_session).
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # next, so threads spin only while a run lasts (vision.reader.open_session). The peer
+    # is timed with the same options.
+    so.add_session_config_entry("session.intra_op.allow_spinning", "1")
+    so.add_session_config_entry("session.force_spinning_stop", "1")
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
