@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -126,6 +127,11 @@ def test_letterbox_and_crops_shapes():
     x, s = letterbox(frame, 320)
     assert x.shape == (1, 3, 320, 320) and s == pytest.approx(320 / 600)
     assert np.allclose(x[0, :, 200:, :], 127 / 255)  # padding below the frame
+    # The models were trained on RGB planes in [0, 1]: the frame's own pixels, turned
+    # from OpenCV's BGR, exactly as OpenCV would convert and scale them.
+    small = cv2.cvtColor(cv2.resize(frame, (320, 160), interpolation=cv2.INTER_AREA),
+                         cv2.COLOR_BGR2RGB)
+    assert np.array_equal(x[0, :, :160], (small.astype(np.float32) * (1 / 255)).transpose(2, 0, 1))
     centers = np.array([[5, 5], [300, 150]], np.float32)
     c = crops(frame, centers, np.array([40, 2000], np.float32), 64)
     assert c.shape == (2, 3, 64, 64) and c.min() >= 0 and c.max() <= 1
