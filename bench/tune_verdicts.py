@@ -67,6 +67,9 @@ def main() -> None:
     ap.add_argument("--steep-line", type=_floats, default=[VerdictConfig().steep_line],
                     help="Props & Hops: tilt line between --shallow-reach and the support "
                          "reach (0 off)")
+    ap.add_argument("--call-stands", type=_floats, default=[VerdictConfig().call_stands_floor],
+                    help="High Roll first roll: VerdictConfig.call_stands_floor (0: off; "
+                         "rule 34, docs/verdicts.md)")
     ap.add_argument("--game", choices=("craps", "props-and-hops", "high-roll"), default=None,
                     help="tally only this game's rolls (High Roll: both of its variants)")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
@@ -135,7 +138,7 @@ def main() -> None:
           f"{'pips':>4} "
           f"{'tilt':>5} {'stacked':>7} "
           f"{'ph tilt':>7} {'support':>7} {'void':>5} {'edge':>5} {'reach':>5} {'conf':>5} "
-          f"{'tedge':>5} {'shal':>5} {'steep':>5} {'unsafe not valid':>17} "
+          f"{'tedge':>5} {'shal':>5} {'steep':>5} {'stand':>5} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10}")
     for det, die, views, zoom, wide, face, mscale, pip, rel in itertools.product(
             args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
@@ -187,7 +190,7 @@ def main() -> None:
         _grid(reads, args.tilt, args.stacked, args.no_roll_tilt, args.support,
               args.void_deg, args.edge_deg, args.reach, args.min_conf,
               args.tilted_edge_deg, args.tilted_edge_tilt, args.shallow_reach,
-              args.steep_line,
+              args.steep_line, args.call_stands,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
               f"{pip:>4}" + (f" rel {rel}" if rel else ""))
 
@@ -233,19 +236,21 @@ def tally(reads: list, cfg: VerdictConfig) -> dict[str, int]:
 def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list[float],
           supports: list[float], voids: list[float], edges: list[float], reaches: list[float],
           confs: list[float], tilted_edges: list[float], tilted_tilt: float,
-          shallows: list[float], steeps: list[float], prefix: str) -> None:
+          shallows: list[float], steeps: list[float], stands: list[float],
+          prefix: str) -> None:
     for (tilt, stacked, ph, support, void, edge, reach, conf, tedge, shallow,
-         steep) in itertools.product(tilts, stackeds, ph_tilts, supports, voids, edges,
-                                     reaches, confs, tilted_edges, shallows, steeps):
+         steep, stand) in itertools.product(tilts, stackeds, ph_tilts, supports, voids, edges,
+                                            reaches, confs, tilted_edges, shallows, steeps,
+                                            stands):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
                             no_roll_tilt_threshold=ph, support_reach=support,
                             void_margin_deg=void, edge_review_deg=edge, stack_reach=reach,
                             min_confidence=conf, tilted_edge_review_deg=tedge,
                             tilted_edge_tilt=tilted_tilt, shallow_reach=shallow,
-                            steep_line=steep)
+                            steep_line=steep, call_stands_floor=stand)
         n = tally(reads, cfg)
         print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {support:>7} {void:>5} {edge:>5} "
-              f"{reach:>5} {conf:>5} {tedge:>5} {shallow:>5} {steep:>5} "
+              f"{reach:>5} {conf:>5} {tedge:>5} {shallow:>5} {steep:>5} {stand:>5} "
               f"{100 * n['caught'] / max(n['unsafe'], 1):>16.2f}% "
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import call_stands
 from .dice import Dice
 from .profiles import GameProfile, Zones, edge_distance, inside
 
@@ -164,6 +165,16 @@ class VerdictConfig(BaseModel):
         description="a die in play whose centre lies within this x its box side of the play "
                     "zone's edge goes to review: in or out cannot be told there (0: off)")
 
+    # High Roll's first roll settles on the face that occurs the most and its count
+    # (675a.4(d),(f)); a die held only for a doubtful face that cannot change that call does
+    # not hold the roll (`call_stands.py`; rule 34, docs/verdicts.md, session 38).
+    call_stands_floor: float = Field(
+        0.0, ge=0.0, le=1.0,
+        description="High Roll first roll: a roll held only by low_confidence or "
+                    "readings_disagree on at most three dice is valid when the call is the "
+                    "same for every face those dice could show (classifier probability at "
+                    "least this, the face read, the pip count); 0: off")
+
     def tilt_line(self, cocked_counts: bool) -> float:
         """The tilt probability from which a die is cocked, in a game where a cocked die
         counts (623a.9(b), 675a.4(c)) or is a no roll (668a.3(h))."""
@@ -251,12 +262,36 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     _partly_hidden(profile, play, own[play], cfg, reasons)
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     order = _stable_order(dice, play)
+    if cfg.call_stands_floor > 0 and call_stands.applies(profile):
+        reasons = _call_stands(dice, profile, order, cfg.call_stands_floor, reasons)
     status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
     reasons.sort(key=lambda r: -_RANK[r.status])
     return RollVerdict(status, tuple(reasons), tuple(int(dice.face[i]) for i in order),
                        tuple(int(i) for i in order),
                        tuple(float(dice.confidence[i]) for i in order),
                        tuple(int(dice.pip_face[i]) for i in order), dice)
+
+
+def _call_stands(dice: Dice, profile: GameProfile, order: np.ndarray, floor: float,
+                 reasons: list[Reason]) -> list[Reason]:
+    """`reasons` with the doubtful-face findings replaced by one recorded `call_stands`
+    when the call is the same whatever those dice show (`call_stands.py`), else as given."""
+    held = [r for r in reasons if r.status != VALID]
+    doubtful = sorted({i for r in held for i in r.dice})
+    faces = {int(i): int(dice.face[i]) for i in order}
+    if (not held or any(r.code not in call_stands.DOUBT_CODES for r in held)
+            or len(doubtful) > call_stands.MAX_DOUBTFUL or not set(doubtful) <= set(faces)):
+        return reasons
+    options = {i: call_stands.could_show(dice.face_probs[i], dice.face[i], dice.pip_face[i],
+                                         floor) for i in doubtful}
+    call = call_stands.standing_call(faces, options)
+    if call is None:
+        return reasons
+    shows = ", ".join(f"die {i}: {' or '.join(map(str, o))}" for i, o in options.items())
+    why = "; ".join(r.detail for r in held)
+    return [r for r in reasons if r.status == VALID] + [Reason(
+        "call_stands", VALID, call_stands.SECTIONS[profile.game], tuple(doubtful),
+        f"{call[1]} x {call[0]} whatever the doubtful dice show ({shows}); {why}")]
 
 
 def _zone_reasons(dice, profile, zones, reasons) -> np.ndarray:

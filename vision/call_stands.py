@@ -1,0 +1,64 @@
+"""High Roll's first roll settles on one call; a doubtful face that cannot change it does not
+hold the roll (rule 34, docs/verdicts.md, session 38).
+
+The dealer calls "which die of the highest value occurs the most" (675a.4(d); 675a.6(h) with
+six dice), and every first-roll wager is settled on that face and its count alone
+(675a.4(f); 675a.6(i); `api/games/high_roll_settle.settle_first`). So a die whose face is in
+doubt (read under the confidence line, or its pips counting another face) holds the roll for
+review only when one of the faces it could show would change the call. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from itertools import product
+
+import numpy as np
+
+from dicecall.api.games.high_roll_rules import high_face
+
+from .profiles import GameProfile
+
+# The findings a doubtful face raises; any other finding at review or stricter is about the
+# roll, not a face, and keeps the roll where it is.
+DOUBT_CODES = frozenset({"low_confidence", "readings_disagree"})
+# With more dice in doubt the reading itself is in question (a blurred or dark frame), and
+# every combination of their faces is 6^k calls.
+MAX_DOUBTFUL = 3
+FIRST_ROLL_DICE = {"high-roll-dice": 10, "high-roll-dice-6": 6}
+SECTIONS = {"high-roll-dice": "675a.4(d)", "high-roll-dice-6": "675a.6(h)"}
+
+
+def applies(profile: GameProfile) -> bool:
+    """A first roll of High Roll Dice: the call settles it. An Extra Roll's call counts the
+    first roll's face among the dice rethrown (675a.4(h)), which the verdict does not know."""
+    return FIRST_ROLL_DICE.get(profile.game) == profile.expected
+
+
+def could_show(probs: np.ndarray, face: int, pip_face: int, floor: float) -> tuple[int, ...]:
+    """The faces a die could show: those the classifier gives `floor` or more, the face read,
+    and the pip count when it is a face (1-6).
+
+    Args:
+        probs: (6,) face probabilities (after the temperature), face k at index k - 1.
+    """
+    faces = {int(k) + 1 for k in np.flatnonzero(np.asarray(probs) >= floor)} | {int(face)}
+    if 1 <= int(pip_face) <= 6:
+        faces.add(int(pip_face))
+    return tuple(sorted(faces))
+
+
+def standing_call(faces: Mapping[int, int], doubtful: Mapping[int, Iterable[int]]
+                  ) -> tuple[int, int] | None:
+    """The call (face, count) when it is the same whatever the doubtful dice show, else None.
+
+    Args:
+        faces: die index -> face read, every die in play.
+        doubtful: die index -> the faces it could show (`could_show`); each index in `faces`.
+    """
+    call = high_face(faces.values())
+    keys = list(doubtful)
+    for combo in product(*(tuple(doubtful[k]) for k in keys)):
+        if high_face({**faces, **dict(zip(keys, combo, strict=True))}.values()) != call:
+            return None
+    return call
