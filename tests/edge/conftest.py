@@ -126,7 +126,8 @@ class ScriptedReader:
         self.calls += 1
         # (faces...) in the middle of the frame, or {"faces": ..., "held": ..., "p": ...} with
         # the held dice in a strip at the top (the High Roll throw box area) and the first
-        # die read at probability p (below the verdict's 0.98: held for review).
+        # die read at probability p (below the verdict's 0.98: held for review), the rest on
+        # the next face (in High Roll a doubt that could change the call: rule 34).
         faces, held = (script["faces"], script.get("held", ())) if isinstance(script, dict) \
             else (script, ())
         h, w = image.shape[:2]
@@ -143,6 +144,7 @@ class ScriptedReader:
             probs[np.arange(n), np.array(faces) - 1] = 1.0
         if isinstance(script, dict) and "p" in script:
             probs[0, faces[0] - 1] = script["p"]
+            probs[0, faces[0] % 6] = 1.0 - script["p"]
         return Dice(centers=centers, boxes=np.concatenate([centers - 10, centers + 10], 1),
                     face=np.array(faces), face_probs=probs, pip_face=np.array(faces),
                     tilt=np.zeros(n), stacked=np.zeros(n), det_score=np.ones(n))

@@ -18,7 +18,7 @@ from dicecall.vision.verdict import NO_ROLL, REVIEW, VALID, VerdictConfig, verdi
 
 from .test_verdict import ZONES, dice
 
-ON = VerdictConfig(call_stands_floor=0.01)
+ON, OFF = VerdictConfig(), VerdictConfig(call_stands_floor=0.0)
 HIGH, SIX = "high-roll-dice", "high-roll-dice-6"
 # Four 5s, three 6s, two 1s and a 4 (675a.4(e)'s example): the call is four 5s.
 FACES = (5, 5, 5, 5, 6, 6, 6, 1, 1, 4)
@@ -34,9 +34,10 @@ def codes(v):
 
 
 def test_a_doubtful_die_that_cannot_change_the_call_does_not_hold_the_roll_675a_4_d():
+    assert ON.call_stands_floor == 0.01  # rule 34, kept
     # The 4 read at p 0.93, perhaps a 3: four 5s either way.
     d = throw(doubt=9, p=0.93, second=3)
-    assert verdict(d, profile(HIGH), ZONES).status == REVIEW  # the rule off: as before
+    assert verdict(d, profile(HIGH), ZONES, OFF).status == REVIEW  # the rule off: as before
     v = verdict(d, profile(HIGH), ZONES, ON)
     assert v.status == VALID and codes(v) == {"call_stands": VALID}
     (r,) = v.reasons

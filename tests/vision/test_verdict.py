@@ -92,8 +92,10 @@ ROWS = [
      "low_confidence"),
     ("623a.9(c) readings disagree", CRAPS, [TWO[0], (200, 120, 5, {"pips": 4})], REVIEW,
      "readings_disagree"),
-    ("675a.4(d) pips unreadable", HIGH, [(30 * k + 10, 50, 2, {"pips": 0} if k == 9 else {})
-                                         for k in range(10)], REVIEW, "readings_disagree"),
+    # The die may be a 3 (p 0.015): ten 2s or nine, the call would change (rule 34).
+    ("675a.4(d) pips unreadable", HIGH,
+     [(30 * k + 10, 50, 2, {"pips": 0, "p": 0.985, "second": 3} if k == 9 else {})
+      for k in range(10)], REVIEW, "readings_disagree"),
     ("623a.9(c) an extra die or object", CRAPS, [*TWO, (300, 200, 1)], REVIEW, "extra_object"),
     ("623a.9(c) a die partly out of view", CRAPS, [TWO[0], (200, 120, 5, {"side": 9})], REVIEW,
      "die_partly_hidden"),
