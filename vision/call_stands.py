@@ -1,16 +1,18 @@
-"""High Roll's first roll settles on one call; a doubtful face that cannot change it does not
-hold the roll (rule 34, docs/verdicts.md, session 38).
+"""High Roll settles each throw on one call; a doubtful face that cannot change it does not
+hold the roll (rules 34 and 35, docs/verdicts.md, session 38).
 
-The dealer calls "which die of the highest value occurs the most" (675a.4(d); 675a.6(h) with
-six dice), and every first-roll wager is settled on that face and its count alone
-(675a.4(f); 675a.6(i); `api/games/high_roll_settle.settle_first`). So a die whose face is in
-doubt (read under the confidence line, or its pips counting another face) holds the roll for
-review only when one of the faces it could show would change the call. Pure.
+On the first roll the dealer calls "which die of the highest value occurs the most"
+(675a.4(d); 675a.6(h) with six dice), and every first-roll wager is settled on that face and
+its count alone (675a.4(f); 675a.6(i); `api/games/high_roll_settle.settle_first`). On the
+Extra Roll only the rethrown dice showing the held face count (675a.4(h); `settle_extra`).
+So a die whose face is in doubt (read under the confidence line, or its pips counting
+another face) holds the roll for review only when one of the faces it could show would
+change the call. Pure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import product
 
 import numpy as np
@@ -27,12 +29,20 @@ DOUBT_CODES = frozenset({"low_confidence", "readings_disagree"})
 MAX_DOUBTFUL = 3
 FIRST_ROLL_DICE = {"high-roll-dice": 10, "high-roll-dice-6": 6}
 SECTIONS = {"high-roll-dice": "675a.4(d)", "high-roll-dice-6": "675a.6(h)"}
+EXTRA_SECTION = "675a.4(h)"
+Call = Callable[[Iterable[int]], tuple[int, int]]
 
 
-def applies(profile: GameProfile) -> bool:
-    """A first roll of High Roll Dice: the call settles it. An Extra Roll's call counts the
-    first roll's face among the dice rethrown (675a.4(h)), which the verdict does not know."""
-    return FIRST_ROLL_DICE.get(profile.game) == profile.expected
+def call_of(profile: GameProfile) -> tuple[Call, str] | None:
+    """What settles a throw of `profile` and the section that says so, or None where a
+    doubtful face is not judged by its effect: Craps and Props & Hops settle on every face,
+    and an Extra Roll whose held face is not known cannot be called."""
+    if FIRST_ROLL_DICE.get(profile.game) == profile.expected:
+        return high_face, SECTIONS[profile.game]
+    if profile.held_face is not None:
+        held = profile.held_face
+        return (lambda faces: (held, tuple(faces).count(held))), EXTRA_SECTION
+    return None
 
 
 def could_show(probs: np.ndarray, face: int, pip_face: int, floor: float) -> tuple[int, ...]:
@@ -48,17 +58,18 @@ def could_show(probs: np.ndarray, face: int, pip_face: int, floor: float) -> tup
     return tuple(sorted(faces))
 
 
-def standing_call(faces: Mapping[int, int], doubtful: Mapping[int, Iterable[int]]
-                  ) -> tuple[int, int] | None:
+def standing_call(faces: Mapping[int, int], doubtful: Mapping[int, Iterable[int]],
+                  call_fn: Call = high_face) -> tuple[int, int] | None:
     """The call (face, count) when it is the same whatever the doubtful dice show, else None.
 
     Args:
         faces: die index -> face read, every die in play.
         doubtful: die index -> the faces it could show (`could_show`); each index in `faces`.
+        call_fn: the throw's call (`call_of`): the first roll's by default.
     """
-    call = high_face(faces.values())
+    call = call_fn(faces.values())
     keys = list(doubtful)
     for combo in product(*(tuple(doubtful[k]) for k in keys)):
-        if high_face({**faces, **dict(zip(keys, combo, strict=True))}.values()) != call:
+        if call_fn({**faces, **dict(zip(keys, combo, strict=True))}.values()) != call:
             return None
     return call

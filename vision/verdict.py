@@ -265,8 +265,9 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     _partly_hidden(profile, play, own[play], cfg, reasons)
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     order = _stable_order(dice, play)
-    if cfg.call_stands_floor > 0 and call_stands.applies(profile):
-        reasons = _call_stands(dice, profile, order, cfg.call_stands_floor, reasons)
+    settles = call_stands.call_of(profile)
+    if cfg.call_stands_floor > 0 and settles is not None:
+        reasons = _call_stands(dice, settles, order, cfg.call_stands_floor, reasons)
     status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
     reasons.sort(key=lambda r: -_RANK[r.status])
     return RollVerdict(status, tuple(reasons), tuple(int(dice.face[i]) for i in order),
@@ -275,7 +276,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
                        tuple(int(dice.pip_face[i]) for i in order), dice)
 
 
-def _call_stands(dice: Dice, profile: GameProfile, order: np.ndarray, floor: float,
+def _call_stands(dice: Dice, settles: tuple, order: np.ndarray, floor: float,
                  reasons: list[Reason]) -> list[Reason]:
     """`reasons` with the doubtful-face findings replaced by one recorded `call_stands`
     when the call is the same whatever those dice show (`call_stands.py`), else as given."""
@@ -287,13 +288,14 @@ def _call_stands(dice: Dice, profile: GameProfile, order: np.ndarray, floor: flo
         return reasons
     options = {i: call_stands.could_show(dice.face_probs[i], dice.face[i], dice.pip_face[i],
                                          floor) for i in doubtful}
-    call = call_stands.standing_call(faces, options)
+    call_fn, section = settles
+    call = call_stands.standing_call(faces, options, call_fn)
     if call is None:
         return reasons
     shows = ", ".join(f"die {i}: {' or '.join(map(str, o))}" for i, o in options.items())
     why = "; ".join(r.detail for r in held)
     return [r for r in reasons if r.status == VALID] + [Reason(
-        "call_stands", VALID, call_stands.SECTIONS[profile.game], tuple(doubtful),
+        "call_stands", VALID, section, tuple(doubtful),
         f"{call[1]} x {call[0]} whatever the doubtful dice show ({shows}); {why}")]
 
 
