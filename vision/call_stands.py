@@ -21,9 +21,12 @@ from dicecall.api.games.high_roll_rules import high_face
 
 from .profiles import GameProfile
 
-# The findings a doubtful face raises; any other finding at review or stricter is about the
-# roll, not a face, and keeps the roll where it is.
-DOUBT_CODES = frozenset({"low_confidence", "readings_disagree"})
+# The finding a doubtful face raises that may be lifted; any other finding at review or
+# stricter keeps the roll where it is. Not `readings_disagree` (rule 36): on FRESH73 the
+# two stacked rolls rule 34 let through were held by a die beneath another, partly covered,
+# whose pips disagreed with its face or whose neighbour's did; with the pips agreeing no
+# unsafe roll passed on four suites (docs/verdicts.md, session 38).
+DOUBT_CODES = frozenset({"low_confidence"})
 # With more dice in doubt the reading itself is in question (a blurred or dark frame), and
 # every combination of their faces is 6^k calls.
 MAX_DOUBTFUL = 3

@@ -165,14 +165,13 @@ class VerdictConfig(BaseModel):
         description="a die in play whose centre lies within this x its box side of the play "
                     "zone's edge goes to review: in or out cannot be told there (0: off)")
 
-    # High Roll's first roll settles on the face that occurs the most and its count
-    # (675a.4(d),(f)); a die held only for a doubtful face that cannot change that call does
-    # not hold the roll (`call_stands.py`). 0.01, one step below the first line that let no
-    # wrong call through on two spent suites; rule 34 judged it on FRESH72's 2,000 throw box
-    # scenes: High Roll good rolls valid 81.48 -> 84.70 %, no unsafe roll, wrong face or
-    # wrong call more (docs/verdicts.md, session 38).
+    # High Roll settles each throw on one call (675a.4(d),(f),(h)); a die held only for a
+    # doubtful face that cannot change that call need not hold the roll (`call_stands.py`).
+    # Off: rule 34 passed its judge (FRESH72), but on FRESH73 it let two stacked rolls
+    # through that only a doubtful face had held: the die beneath, partly covered, is read
+    # unsure while the die on it reads flat (docs/verdicts.md, session 38).
     call_stands_floor: float = Field(
-        0.01, ge=0.0, le=1.0,
+        0.0, ge=0.0, le=1.0,
         description="High Roll first roll: a roll held only by low_confidence or "
                     "readings_disagree on at most three dice is valid when the call is the "
                     "same for every face those dice could show (classifier probability at "

@@ -18,7 +18,7 @@ from dicecall.vision.verdict import NO_ROLL, REVIEW, VALID, VerdictConfig, verdi
 
 from .test_verdict import ZONES, dice
 
-ON, OFF = VerdictConfig(), VerdictConfig(call_stands_floor=0.0)
+ON, OFF = VerdictConfig(call_stands_floor=0.01), VerdictConfig()
 HIGH, SIX = "high-roll-dice", "high-roll-dice-6"
 # Four 5s, three 6s, two 1s and a 4 (675a.4(e)'s example): the call is four 5s.
 FACES = (5, 5, 5, 5, 6, 6, 6, 1, 1, 4)
@@ -34,7 +34,6 @@ def codes(v):
 
 
 def test_a_doubtful_die_that_cannot_change_the_call_does_not_hold_the_roll_675a_4_d():
-    assert ON.call_stands_floor == 0.01  # rule 34, kept
     # The 4 read at p 0.93, perhaps a 3: four 5s either way.
     d = throw(doubt=9, p=0.93, second=3)
     assert verdict(d, profile(HIGH), ZONES, OFF).status == REVIEW  # the rule off: as before
@@ -131,3 +130,24 @@ def test_a_standing_call_settles_every_wager_alike(faces, doubt):
             other[i] = f
         again = high_roll.settle(state, tuple(other))
         assert [(ln.wager_id, ln.result, ln.paid) for ln in again.lines] == lines
+
+
+def test_an_extra_roll_doubtful_die_that_cannot_change_the_count_675a_4_h():
+    """Rule 35: the Extra Roll settles on how many rethrown dice show the held face."""
+    six = (6, 1, 2, 3, 4, 5)
+    d = throw(six, doubt=1, p=0.93, second=2)  # a 1, perhaps a 2: one 6 either way
+    unknown = verdict(d, profile(HIGH, 6), ZONES, ON)
+    assert unknown.status == REVIEW  # the held face not known: as rule 34 leaves it
+    v = verdict(d, profile(HIGH, 6, held_face=6), ZONES, ON)
+    assert v.status == VALID and [(r.code, r.section) for r in v.reasons] == [
+        ("call_stands", "675a.4(h)")]
+    assert "1 x 6" in v.reasons[0].detail
+    # Held 2s: the doubtful die may be one.
+    assert verdict(d, profile(HIGH, 6, held_face=2), ZONES, ON).status == REVIEW
+
+
+@pytest.mark.parametrize("game, expected, held", [
+    (SIX, 4, 5), (HIGH, None, 5), (HIGH, 10, 5), (HIGH, 6, 7), ("craps", 2, 3)])
+def test_a_held_face_belongs_to_the_ten_dice_extra_roll_only(game, expected, held):
+    with pytest.raises(ValueError, match="held face"):
+        profile(game, expected, held)
