@@ -1,5 +1,5 @@
-"""High Roll settles each throw on one call; a doubtful face that cannot change it does not
-hold the roll (rules 34 and 35, docs/verdicts.md, session 38).
+"""High Roll settles each throw on one call; whether a doubtful face that cannot change it
+need hold the roll (rules 34-36, docs/verdicts.md, session 38: off, for the benches).
 
 On the first roll the dealer calls "which die of the highest value occurs the most"
 (675a.4(d); 675a.6(h) with six dice), and every first-roll wager is settled on that face and
@@ -22,10 +22,10 @@ from dicecall.api.games.high_roll_rules import high_face
 from .profiles import GameProfile
 
 # The finding a doubtful face raises that may be lifted; any other finding at review or
-# stricter keeps the roll where it is. Not `readings_disagree` (rule 36): on FRESH73 the
-# two stacked rolls rule 34 let through were held by a die beneath another, partly covered,
-# whose pips disagreed with its face or whose neighbour's did; with the pips agreeing no
-# unsafe roll passed on four suites (docs/verdicts.md, session 38).
+# stricter keeps the roll where it is. Rule 34 also lifted `readings_disagree` and let two
+# stacked rolls through on FRESH73; rule 36, with the pips agreeing, let one through on
+# FRESH74. So `VerdictConfig.call_stands_floor` is 0 (off): a doubtful face is sometimes
+# the only sign of a die on a die (docs/verdicts.md, session 38).
 DOUBT_CODES = frozenset({"low_confidence"})
 # With more dice in doubt the reading itself is in question (a blurred or dark frame), and
 # every combination of their faces is 6^k calls.

@@ -106,21 +106,3 @@ def test_the_phase_tracker_takes_the_services_word_only_with_no_roll_held():
     phase.device_state({"held_rolls": 0, "extra_roll": False, "expected_dice": 10}, since=1)
     phase.answered(1, None)
     assert phase.expect() is None
-
-
-def test_a_doubtful_die_that_cannot_change_the_call_is_settled_with_the_finding_recorded(
-        tmp_path, service, kit):
-    """Rule 34 (675a.4(d)): the 2 read at p=0.9, perhaps a 3, leaves four 6s either way; the
-    edge posts the throw valid with `call_stands` and the service settles it."""
-    table, device, secret = _table(service)
-    replay = tmp_path / "replay"
-    write_replay(replay, kit.scenes(1), motion=3, still=8)
-    cfg = kit.config(tmp_path, service, table, device, secret, replay, game="high-roll-dice",
-                     high_roll_wait_s=5)
-    events: list = []
-    script = [{"faces": (2, 6, 6, 6, 6, 3, 4, 5, 1, 2), "p": 0.9}]
-    EdgeRunner(cfg, on_event=events.append, reader=kit.Reader(script)).run(threading.Event())
-    (read,) = [e for e in events if e["kind"] == "read"]
-    assert read["verdict"] == "valid"
-    assert [(r["code"], r["section"]) for r in read["reasons"]] == [("call_stands", "675a.4(d)")]
-    assert [r["status"] for r in service.rolls(table)] == ["settled"]
