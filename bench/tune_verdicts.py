@@ -68,8 +68,8 @@ def main() -> None:
                     help="Props & Hops: tilt line between --shallow-reach and the support "
                          "reach (0 off)")
     ap.add_argument("--call-stands", type=_floats, default=[VerdictConfig().call_stands_floor],
-                    help="High Roll first roll: VerdictConfig.call_stands_floor (0: off; "
-                         "rule 34, docs/verdicts.md)")
+                    help="High Roll: VerdictConfig.call_stands_floor (0: off; rules 34-36, "
+                         "docs/verdicts.md)")
     ap.add_argument("--game", choices=("craps", "props-and-hops", "high-roll"), default=None,
                     help="tally only this game's rolls (High Roll: both of its variants)")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])

@@ -5,9 +5,9 @@ On the first roll the dealer calls "which die of the highest value occurs the mo
 (675a.4(d); 675a.6(h) with six dice), and every first-roll wager is settled on that face and
 its count alone (675a.4(f); 675a.6(i); `api/games/high_roll_settle.settle_first`). On the
 Extra Roll only the rethrown dice showing the held face count (675a.4(h); `settle_extra`).
-So a die whose face is in doubt (read under the confidence line, or its pips counting
-another face) holds the roll for review only when one of the faces it could show would
-change the call. Pure.
+So a die read under the confidence line would hold the roll for review only when one of
+the faces it could show changed the call. Off: a doubtful face is sometimes the only sign
+of a die on a die (`DOUBT_CODES`). Pure.
 """
 
 from __future__ import annotations

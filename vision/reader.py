@@ -35,7 +35,8 @@ def open_session(path: Path, threads: int):
     # on two cores a two-dice frame took 17 ms with spinning and 7 ms without (session 8).
     # Spinning inside a run, between one operator's parallel parts and the next, is what
     # spinning is for; stopped when the run returns, it took about 1 ms off a ten-dice and
-    # a two-dice frame (10.8 -> 9.6 ms p50, models/reader.md "Speed", session 38).
+    # a two-dice frame (10.79 -> 9.77 ms p50, interleaved; models/reader.md, Measured,
+    # session 38).
     opts.add_session_config_entry("session.intra_op.allow_spinning", "1")
     opts.add_session_config_entry("session.force_spinning_stop", "1")
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
