@@ -168,9 +168,9 @@ class VerdictConfig(BaseModel):
     # High Roll settles each throw on one call (675a.4(d),(f),(h)); a die held only for a
     # doubtful face that cannot change that call need not hold the roll (`call_stands.py`).
     # Off: rule 34 passed its judge (FRESH72), but on FRESH73 it let two stacked rolls
-    # through that only a doubtful face had held: the die beneath, partly covered, is read
-    # unsure while the die on it reads flat. With the pips agreeing (rule 36) it let one
-    # through on FRESH74 (docs/verdicts.md, session 38).
+    # through that only a doubtful face had held (a die partly under the top one, read
+    # unsure, the top die read sure); with the pips agreeing (rule 36) it let one through
+    # on FRESH74, the top die itself read unsure (docs/verdicts.md, session 38).
     call_stands_floor: float = Field(
         0.0, ge=0.0, le=1.0,
         description="High Roll first roll: a roll held only by low_confidence or "

@@ -35,9 +35,9 @@ def codes(v):
 
 def test_by_default_a_doubtful_face_still_holds_the_roll_675a_4_b_d():
     """Why the rule is off (docs/verdicts.md, session 38): on FRESH73 and FRESH74 the only
-    hold on some stacked rolls (675a.4(b)) was the die beneath, partly covered and read
-    unsure, while the die on it read flat. Ten dice found, the top one's stacked flag low,
-    the one beneath read a 3 at p 0.95 (perhaps a 2): four 5s either way, yet no roll."""
+    hold on some stacked rolls (675a.4(b)) was a doubtful face, of a die partly under the
+    top one or of the top die itself. Ten dice found, the top one's stacked flag low, the
+    one beneath read a 3 at p 0.95 (perhaps a 2): four 5s either way, yet a die on a die."""
     faces = (5, 5, 5, 5, 6, 6, 1, 4, 3, 3)
     d = dice(*[(30 + 35 * k, 100, f, {"p": 0.95, "second": 2} if k == 8 else {})
                for k, f in enumerate(faces[:9])], (332, 104, 3, {"stacked": 0.004}))
