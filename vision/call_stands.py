@@ -3,16 +3,15 @@ need hold the roll (rules 34-36, docs/verdicts.md, session 38: off, for the benc
 
 On the first roll the dealer calls "which die of the highest value occurs the most"
 (675a.4(d); 675a.6(h) with six dice), and every first-roll wager is settled on that face and
-its count alone (675a.4(f); 675a.6(i); `api/games/high_roll_settle.settle_first`). On the
-Extra Roll only the rethrown dice showing the held face count (675a.4(h); `settle_extra`).
-So a die read under the confidence line would hold the roll for review only when one of
+its count alone (675a.4(f); 675a.6(i); `api/games/high_roll_settle.settle_first`). So a
+die read under the confidence line would hold the roll for review only when one of
 the faces it could show changed the call. Off: a doubtful face is sometimes the only sign
 of a die on a die (`DOUBT_CODES`). Pure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from itertools import product
 
 import numpy as np
@@ -32,19 +31,15 @@ DOUBT_CODES = frozenset({"low_confidence"})
 MAX_DOUBTFUL = 3
 FIRST_ROLL_DICE = {"high-roll-dice": 10, "high-roll-dice-6": 6}
 SECTIONS = {"high-roll-dice": "675a.4(d)", "high-roll-dice-6": "675a.6(h)"}
-EXTRA_SECTION = "675a.4(h)"
-Call = Callable[[Iterable[int]], tuple[int, int]]
 
 
-def call_of(profile: GameProfile) -> tuple[Call, str] | None:
-    """What settles a throw of `profile` and the section that says so, or None where a
-    doubtful face is not judged by its effect: Craps and Props & Hops settle on every face,
-    and an Extra Roll whose held face is not known cannot be called."""
+def section_of(profile: GameProfile) -> str | None:
+    """The section that settles a throw of `profile` on one call, or None where a doubtful
+    face is not judged by its effect: Craps and Props & Hops settle on every face, and the
+    Extra Roll counts the first roll's face (675a.4(h)), which the verdict does not know
+    (rule 35 measured it with that face given: cba3219)."""
     if FIRST_ROLL_DICE.get(profile.game) == profile.expected:
-        return high_face, SECTIONS[profile.game]
-    if profile.held_face is not None:
-        held = profile.held_face
-        return (lambda faces: (held, tuple(faces).count(held))), EXTRA_SECTION
+        return SECTIONS[profile.game]
     return None
 
 
@@ -61,18 +56,17 @@ def could_show(probs: np.ndarray, face: int, pip_face: int, floor: float) -> tup
     return tuple(sorted(faces))
 
 
-def standing_call(faces: Mapping[int, int], doubtful: Mapping[int, Iterable[int]],
-                  call_fn: Call = high_face) -> tuple[int, int] | None:
+def standing_call(faces: Mapping[int, int], doubtful: Mapping[int, Iterable[int]]
+                  ) -> tuple[int, int] | None:
     """The call (face, count) when it is the same whatever the doubtful dice show, else None.
 
     Args:
         faces: die index -> face read, every die in play.
         doubtful: die index -> the faces it could show (`could_show`); each index in `faces`.
-        call_fn: the throw's call (`call_of`): the first roll's by default.
     """
-    call = call_fn(faces.values())
+    call = high_face(faces.values())
     keys = list(doubtful)
     for combo in product(*(tuple(doubtful[k]) for k in keys)):
-        if call_fn({**faces, **dict(zip(keys, combo, strict=True))}.values()) != call:
+        if high_face({**faces, **dict(zip(keys, combo, strict=True))}.values()) != call:
             return None
     return call

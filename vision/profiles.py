@@ -21,15 +21,12 @@ class GameProfile:
         cocked_counts: True when a cocked die counts with the face most nearly up (623a.9(b),
             675a.4(c)); False when it is a no roll (668a.3(h)).
         sections: rule -> the section that states it for this game.
-        held_face: High Roll's Extra Roll: the face held from the first roll, whose count
-            among the rethrown dice settles it (675a.4(h)); None when not known.
     """
 
     game: str
     expected: int
     cocked_counts: bool
     sections: dict[str, str]
-    held_face: int | None = None
 
 
 _CRAPS = {"missing": "623a.8(b)", "stacked": "623a.8(b)", "cocked": "623a.9(b)",
@@ -40,14 +37,8 @@ _HIGH = {"missing": "675a.4(b)", "stacked": "675a.4(b)", "cocked": "675a.4(c)",
          "void": "675a.4(c)", "no_roll_zone": "675a.4(b)", "dispute": "675a.4(d)"}
 
 
-def profile(game: str, expected: int | None = None, held_face: int | None = None
-            ) -> GameProfile:
-    """The profile of `game`; `expected` overrides the count (the High Roll Extra Roll), and
-    `held_face` names the face the Extra Roll's dice are counted for."""
-    if held_face is not None and (game != "high-roll-dice" or not 1 <= held_face <= 6
-                                  or not expected or expected >= 10):
-        raise ValueError(f"{game}: a held face (1-6) belongs to the ten-dice Extra Roll of "
-                         f"fewer than 10 dice, got {held_face} with {expected} expected")
+def profile(game: str, expected: int | None = None) -> GameProfile:
+    """The profile of `game`; `expected` overrides the count (the High Roll Extra Roll)."""
     if game in ("craps", "mini-craps"):
         return GameProfile(game, expected or 2, True, _CRAPS)
     if game == "props-and-hops":
@@ -56,7 +47,7 @@ def profile(game: str, expected: int | None = None, held_face: int | None = None
         default = 10 if game == "high-roll-dice" else 6
         if expected is not None and not 1 <= expected <= default:
             raise ValueError(f"{game}: expected dice must be 1-{default}, got {expected}")
-        return GameProfile(game, expected or default, True, _HIGH, held_face)
+        return GameProfile(game, expected or default, True, _HIGH)
     raise ValueError(f"unknown game {game!r}")
 
 

@@ -265,9 +265,9 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     _partly_hidden(profile, play, own[play], cfg, reasons)
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     order = _stable_order(dice, play)
-    settles = call_stands.call_of(profile)
-    if cfg.call_stands_floor > 0 and settles is not None:
-        reasons = _call_stands(dice, settles, order, cfg.call_stands_floor, reasons)
+    section = call_stands.section_of(profile)
+    if cfg.call_stands_floor > 0 and section is not None:
+        reasons = _call_stands(dice, section, order, cfg.call_stands_floor, reasons)
     status = max((r.status for r in reasons), key=_RANK.__getitem__, default=VALID)
     reasons.sort(key=lambda r: -_RANK[r.status])
     return RollVerdict(status, tuple(reasons), tuple(int(dice.face[i]) for i in order),
@@ -276,7 +276,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
                        tuple(int(dice.pip_face[i]) for i in order), dice)
 
 
-def _call_stands(dice: Dice, settles: tuple, order: np.ndarray, floor: float,
+def _call_stands(dice: Dice, section: str, order: np.ndarray, floor: float,
                  reasons: list[Reason]) -> list[Reason]:
     """`reasons` with the doubtful-face findings replaced by one recorded `call_stands`
     when the call is the same whatever those dice show (`call_stands.py`), else as given."""
@@ -288,8 +288,7 @@ def _call_stands(dice: Dice, settles: tuple, order: np.ndarray, floor: float,
         return reasons
     options = {i: call_stands.could_show(dice.face_probs[i], dice.face[i], dice.pip_face[i],
                                          floor) for i in doubtful}
-    call_fn, section = settles
-    call = call_stands.standing_call(faces, options, call_fn)
+    call = call_stands.standing_call(faces, options)
     if call is None:
         return reasons
     shows = ", ".join(f"die {i}: {' or '.join(map(str, o))}" for i, o in options.items())

@@ -131,10 +131,10 @@ def test_a_standing_call_settles_every_wager_alike(faces, doubt):
     read = dict(enumerate(faces))
     options = {i: sorted(s | {faces[i]}) for i, s in doubt.items()}
     call = standing_call(read, options)
-    state = _every_first_roll_wager(10)
-    settled = high_roll.settle(state, tuple(faces))
     if call is None:
         return
+    state = _every_first_roll_wager(10)
+    settled = high_roll.settle(state, tuple(faces))
     lines = [(ln.wager_id, ln.result, ln.paid) for ln in settled.lines]
     for combo in product(*options.values()):
         other = list(faces)
@@ -143,23 +143,3 @@ def test_a_standing_call_settles_every_wager_alike(faces, doubt):
         again = high_roll.settle(state, tuple(other))
         assert [(ln.wager_id, ln.result, ln.paid) for ln in again.lines] == lines
 
-
-def test_an_extra_roll_doubtful_die_that_cannot_change_the_count_675a_4_h():
-    """Rule 35: the Extra Roll settles on how many rethrown dice show the held face."""
-    six = (6, 1, 2, 3, 4, 5)
-    d = throw(six, doubt=1, p=0.93, second=2)  # a 1, perhaps a 2: one 6 either way
-    unknown = verdict(d, profile(HIGH, 6), ZONES, ON)
-    assert unknown.status == REVIEW  # the held face not known: as rule 34 leaves it
-    v = verdict(d, profile(HIGH, 6, held_face=6), ZONES, ON)
-    assert v.status == VALID and [(r.code, r.section) for r in v.reasons] == [
-        ("call_stands", "675a.4(h)")]
-    assert "1 x 6" in v.reasons[0].detail
-    # Held 2s: the doubtful die may be one.
-    assert verdict(d, profile(HIGH, 6, held_face=2), ZONES, ON).status == REVIEW
-
-
-@pytest.mark.parametrize("game, expected, held", [
-    (SIX, 4, 5), (HIGH, None, 5), (HIGH, 10, 5), (HIGH, 6, 7), ("craps", 2, 3)])
-def test_a_held_face_belongs_to_the_ten_dice_extra_roll_only(game, expected, held):
-    with pytest.raises(ValueError, match="held face"):
-        profile(game, expected, held)
