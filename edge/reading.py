@@ -21,7 +21,15 @@ import numpy as np
 
 from dicecall.vision.evidence import evidence, model_ids
 from dicecall.vision.profiles import Zones, profile
-from dicecall.vision.verdict import NO_ROLL, REVIEW, Reason, RollVerdict, VerdictConfig, verdict
+from dicecall.vision.verdict import (
+    NO_ROLL,
+    REVIEW,
+    Reason,
+    RollVerdict,
+    VerdictConfig,
+    thrown,
+    verdict,
+)
 
 from .config import EdgeConfig
 from .flow import Expect
@@ -73,9 +81,9 @@ class Scene:
     zones: Zones
 
 
-def _phase_unknown(v: RollVerdict) -> RollVerdict:
+def _phase_unknown(v: RollVerdict, section: str) -> RollVerdict:
     kept = [r for r in v.reasons if r.code not in COUNT_CODES]
-    kept.append(Reason("phase_unknown", REVIEW, "623a.9(c)", (),
+    kept.append(Reason("phase_unknown", REVIEW, section, (),
                        "the previous throw is held for review: first throw or Extra Roll "
                        "is not known, so the dice count is left to the reviewer"))
     status = NO_ROLL if any(r.status == NO_ROLL for r in kept) else REVIEW
@@ -148,9 +156,10 @@ class Reading:
                         "there is cut off or unseen", name, d, edge, width, height)
 
     def in_play(self, scene: Scene) -> int:
-        """Dice that count as thrown: in the play zone or a no-roll zone, not held."""
-        return len(verdict(scene.dice, profile(self.cfg.game, None), scene.zones,
-                           self.vcfg).faces)
+        """Dice that count as thrown: in the play zone or a no-roll zone, not held. Held dice
+        are left out in either phase: a still scene of the holding boxes alone, once the
+        rest were collected for the Extra Roll, is not a throw."""
+        return int(thrown(scene.dice, scene.zones, holding=True).sum())
 
     def roll(self, frame: Frame, expect: Expect | None, seq: int,
              scene: Scene | None = None) -> Roll:
@@ -158,16 +167,19 @@ class Reading:
 
         `expect` None: High Roll with the previous throw still held for review, so whether
         this is a first throw or an Extra Roll is not known. The dice count is then not
-        judged; the roll goes to review (`phase_unknown`, 623a.9(c)) with every other
-        finding, and a no-roll finding that holds for any dice count still wins.
+        judged; the roll goes to review (`phase_unknown`, 675a.4(d); 675a.6(h) for six dice)
+        with every other finding, and a no-roll finding that holds for any dice count still
+        wins. Dice on the holding boxes are left out, as on the Extra Roll.
         """
         scene = scene or self.detect(frame)
         image = scene.image
         extra = expect is not None and expect.phase == "extra"
         prof = profile(self.cfg.game, expect.dice if extra else None)
+        if expect is None:  # it may be the Extra Roll: dice on the holding boxes stay out
+            prof = replace(prof, extra_roll=True)
         v = verdict(scene.dice, prof, scene.zones, self.vcfg)
         if expect is None:
-            v = _phase_unknown(v)
+            v = _phase_unknown(v, prof.sections["dispute"])
         ev = evidence(image, v, self.cfg.outbox.jpeg_quality, self.models)
         roll_id = str(uuid.uuid4())
         faces = list(v.faces)[:MAX_FACES]

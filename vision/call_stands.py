@@ -18,7 +18,7 @@ import numpy as np
 
 from dicecall.api.games.high_roll_rules import high_face
 
-from .profiles import GameProfile
+from .profiles import FIRST_THROW_DICE, GameProfile
 
 # The finding a doubtful face raises that may be lifted; any other finding at review or
 # stricter keeps the roll where it is. Rule 34 also lifted `readings_disagree` and let two
@@ -29,8 +29,6 @@ DOUBT_CODES = frozenset({"low_confidence"})
 # With more dice in doubt the reading itself is in question (a blurred or dark frame), and
 # every combination of their faces is 6^k calls.
 MAX_DOUBTFUL = 3
-FIRST_ROLL_DICE = {"high-roll-dice": 10, "high-roll-dice-6": 6}
-SECTIONS = {"high-roll-dice": "675a.4(d)", "high-roll-dice-6": "675a.6(h)"}
 
 
 def section_of(profile: GameProfile) -> str | None:
@@ -38,8 +36,8 @@ def section_of(profile: GameProfile) -> str | None:
     face is not judged by its effect: Craps and Props & Hops settle on every face, and the
     Extra Roll counts the first roll's face (675a.4(h)), which the verdict does not know
     (rule 35 measured it with that face given: cba3219)."""
-    if FIRST_ROLL_DICE.get(profile.game) == profile.expected:
-        return SECTIONS[profile.game]
+    if profile.game in FIRST_THROW_DICE and not profile.extra_roll:
+        return profile.sections["dispute"]  # 675a.4(d); 675a.6(h) in the six-dice variation
     return None
 
 

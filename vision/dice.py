@@ -22,6 +22,8 @@ _SHAPES = {  # field -> (trailing shape, dtype)
     "up_margin": ((), np.float32),
 }
 
+_RANGES = {"face": (1, 6), "pip_face": (0, 6)}  # pip_face 0: the count is not a face
+
 
 @dataclass(frozen=True, eq=False)
 class Dice:
@@ -66,6 +68,12 @@ class Dice:
             expected = (n, *tail)
             if value.shape != expected:
                 raise ValueError(f"Dice.{f.name}: expected shape {expected}, got {value.shape}")
+            if f.name in _RANGES and value.size:
+                lo, hi = _RANGES[f.name]
+                # `confidence` indexes face_probs by face - 1: a 0 would read face 6's.
+                if not (np.all(value >= lo) and np.all(value <= hi)):
+                    raise ValueError(f"Dice.{f.name}: values must be {lo}-{hi}, got "
+                                     f"{sorted(set(np.asarray(value).ravel().tolist()))}")
             object.__setattr__(self, f.name, value.astype(dtype, copy=False))
 
     def __len__(self) -> int:

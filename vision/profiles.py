@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,12 +22,15 @@ class GameProfile:
         cocked_counts: True when a cocked die counts with the face most nearly up (623a.9(b),
             675a.4(c)); False when it is a no roll (668a.3(h)).
         sections: rule -> the section that states it for this game.
+        extra_roll: the High Roll Extra Roll (675a.4(g)): dice on the holding boxes were
+            not thrown.
     """
 
     game: str
     expected: int
     cocked_counts: bool
     sections: dict[str, str]
+    extra_roll: bool = False
 
 
 _CRAPS = {"missing": "623a.8(b)", "stacked": "623a.8(b)", "cocked": "623a.9(b)",
@@ -34,20 +38,35 @@ _CRAPS = {"missing": "623a.8(b)", "stacked": "623a.8(b)", "cocked": "623a.9(b)",
 _PROPS = {"missing": "668a.3(g)", "stacked": "668a.3(h)", "cocked": "668a.3(h)",
           "void": "668a.3(h)", "no_roll_zone": "668a.3(g)", "dispute": "668a.3(h)"}
 _HIGH = {"missing": "675a.4(b)", "stacked": "675a.4(b)", "cocked": "675a.4(c)",
-         "void": "675a.4(c)", "no_roll_zone": "675a.4(b)", "dispute": "675a.4(d)"}
+         "void": "675a.4(c)", "no_roll_zone": "675a.4(c)", "dispute": "675a.4(d)"}
+# The six-dice variation takes 675a.4(b) and (c) (675a.6(g)) and has its own call (675a.6(h)).
+_HIGH6 = {**_HIGH, "dispute": "675a.6(h)"}
+FIRST_THROW_DICE = {"high-roll-dice": 10, "high-roll-dice-6": 6}
 
 
 def profile(game: str, expected: int | None = None) -> GameProfile:
-    """The profile of `game`; `expected` overrides the count (the High Roll Extra Roll)."""
-    if game in ("craps", "mini-craps"):
-        return GameProfile(game, expected or 2, True, _CRAPS)
-    if game == "props-and-hops":
-        return GameProfile(game, expected or 2, False, _PROPS)
-    if game in ("high-roll-dice", "high-roll-dice-6"):
-        default = 10 if game == "high-roll-dice" else 6
+    """The profile of `game`; `expected` overrides the count (the High Roll Extra Roll).
+
+    Raises:
+        ValueError: an unknown game, or a count the game's chapter does not allow: two dice
+            in Craps, Mini-Craps and Props & Hops (623a.8(a), 668a.3(a)); 1 to 10 (1 to 6)
+            in High Roll, fewer than all being the Extra Roll.
+    """
+    if expected is not None and (isinstance(expected, bool)
+                                 or not isinstance(expected, numbers.Integral)):
+        raise ValueError(f"{game}: expected dice must be a whole number, got {expected!r}")
+    if game in ("craps", "mini-craps", "props-and-hops"):
+        if expected not in (None, 2):
+            raise ValueError(f"{game} is played with two dice, got {expected}")
+        return GameProfile(game, 2, game != "props-and-hops",
+                           _PROPS if game == "props-and-hops" else _CRAPS)
+    if game in FIRST_THROW_DICE:
+        default = FIRST_THROW_DICE[game]
         if expected is not None and not 1 <= expected <= default:
             raise ValueError(f"{game}: expected dice must be 1-{default}, got {expected}")
-        return GameProfile(game, expected or default, True, _HIGH)
+        n = default if expected is None else int(expected)
+        return GameProfile(game, n, True, _HIGH if game == "high-roll-dice" else _HIGH6,
+                           extra_roll=n < default)
     raise ValueError(f"unknown game {game!r}")
 
 

@@ -247,19 +247,17 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     """
     cfg = config or VerdictConfig()
     reasons: list[Reason] = []
-    in_play = inside(dice.centers, zones.play) if len(dice) else np.zeros(0, bool)
-    held = np.zeros(len(dice), bool)
-    if zones.held and len(dice):
-        held = inside(dice.centers, zones.held)
-    # A die on the bank chips or a rail is on the table, not missing: it is flagged instead.
-    rolled = (in_play | _zone_reasons(dice, profile, zones, reasons)) & ~held
-    play = np.flatnonzero(rolled)
+    _zone_reasons(dice, profile, zones, reasons)
+    # The holding boxes lie on the throw box layout (675a.4(e)): on a first throw a die that
+    # stops on one is in the box like any other; only on the Extra Roll does it hold a die
+    # that was not thrown.
+    play = np.flatnonzero(thrown(dice, zones, holding=profile.extra_roll))
     _count_reasons(profile, len(play), reasons)
     own = _box_sides(dice.boxes)
     side, nearest = _neighbours(dice, own)
     apart, wall = _support_gaps(dice, profile, zones, play, side, nearest)
     free = (apart > cfg.support_reach) & (wall > cfg.support_reach)
-    _stacked_reasons(dice, profile, len(play), cfg, reasons, side, nearest, free)
+    _stacked_reasons(dice, profile, play, cfg, reasons, side, nearest, free)
     steep = (apart > cfg.support_reach) & (wall > cfg.shallow_reach) & ~free
     _die_reasons(dice, profile, play, cfg, reasons, free, steep, wall)
     _partly_hidden(profile, play, own[play], cfg, reasons)
@@ -274,6 +272,20 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
                        tuple(int(i) for i in order),
                        tuple(float(dice.confidence[i]) for i in order),
                        tuple(int(dice.pip_face[i]) for i in order), dice)
+
+
+def thrown(dice: Dice, zones: Zones, holding: bool) -> np.ndarray:
+    """(N,) bool: the dice that count as thrown: in the play zone, or in a no-roll zone (a
+    die on the bank chips or a rail is on the table, not missing: it is flagged instead),
+    and, while dice are held for the Extra Roll (`holding`), not in the held area."""
+    if not len(dice):
+        return np.zeros(0, bool)
+    out = inside(dice.centers, zones.play)
+    for polygon in zones.no_roll.values():
+        out |= inside(dice.centers, polygon)
+    if holding and zones.held:
+        out &= ~inside(dice.centers, zones.held)
+    return out
 
 
 def _call_stands(dice: Dice, section: str, order: np.ndarray, floor: float,
@@ -298,20 +310,20 @@ def _call_stands(dice: Dice, section: str, order: np.ndarray, floor: float,
         f"{call[1]} x {call[0]} whatever the doubtful dice show ({shows}); {why}")]
 
 
-def _zone_reasons(dice, profile, zones, reasons) -> np.ndarray:
-    """Flags dice in no-roll zones; returns the (N,) mask of them."""
+def _zone_reasons(dice, profile, zones, reasons) -> None:
+    """Flags dice in no-roll zones."""
     sec = profile.sections
-    flagged = np.zeros(len(dice), bool)
     # 623a.8(c): in Craps a no roll "may" be called; the boxperson decides, so it is flagged.
-    status = REVIEW if profile.game in ("craps", "mini-craps") else NO_ROLL
+    # High Roll has no such rule: a die resting on chips counts, the side opposite the one on
+    # the chips uppermost (675a.4(c)), and a person checks the face the camera read. Props &
+    # Hops: a die outside the shaker is a no roll (668a.3(g)).
+    status = NO_ROLL if profile.game == "props-and-hops" else REVIEW
     for name, polygon in zones.no_roll.items():
         hit = np.flatnonzero(inside(dice.centers, polygon)) if len(dice) else []
-        flagged[hit] = True
         if len(hit):
             reasons.append(Reason(f"rest_on_{name}", status, sec["no_roll_zone"],
                                   tuple(int(i) for i in hit),
                                   f"die at rest on the {name.replace('_', ' ')}"))
-    return flagged
 
 
 def _support_gaps(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,
@@ -358,7 +370,7 @@ def _neighbours(dice: Dice, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(own, own[nearest]), gap[np.arange(len(dice)), nearest]
 
 
-def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons,
+def _stacked_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons,
                      side: np.ndarray, nearest: np.ndarray, free: np.ndarray) -> None:
     """Die on die (623a.8(b), 668a.3(h), 675a.4(b)). A die can only rest on a die: when the
     flag is raised but no other die is within reach and no die is missing, there is none
@@ -366,11 +378,13 @@ def _stacked_reasons(dice: Dice, profile: GameProfile, n_play: int, cfg, reasons
     where the face most nearly up counts (623a.9(b), 675a.4(c)), so the flag is recorded
     without calling a no roll. In Props & Hops any die off the shaker floor has not landed
     flat on the bottom, a no roll whatever holds it up (668a.3(h)). When a die is missing, the
-    one beneath may be hidden under it, so the flag stands."""
-    flagged = np.flatnonzero(dice.stacked >= cfg.stacked_threshold) if len(dice) else []
-    if not len(flagged):
+    one beneath may be hidden under it, so the flag stands. Only dice in play are judged:
+    a die held on the layout during the Extra Roll was not thrown, nor was a spare die off
+    the table's zones; the die beneath may be any die found."""
+    flagged = [i for i in play if dice.stacked[i] >= cfg.stacked_threshold]
+    if not flagged:
         return
-    short = n_play < profile.expected
+    short = len(play) < profile.expected
     on_die, alone = [], []
     for i in flagged:
         (on_die if short or nearest[i] <= cfg.stack_reach * side[i] else alone).append(int(i))
@@ -415,7 +429,8 @@ def _zone_edge(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,
     of its box side of the play zone's edge, where the camera cannot tell in from out."""
     if cfg.zone_edge_line <= 0 or not len(play):
         return
-    near = edge_distance(dice.centers[play], zones.play) < cfg.zone_edge_line * own
+    # Either side of the edge: a die in a no-roll zone is in `play` too, and lies outside.
+    near = np.abs(edge_distance(dice.centers[play], zones.play)) < cfg.zone_edge_line * own
     for i in play[near]:
         reasons.append(Reason("on_zone_edge", REVIEW, profile.sections["dispute"], (int(i),),
                               "centre on the edge of the play zone: in or out cannot be told"))
@@ -438,6 +453,14 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
     tilt_line = cfg.tilt_line(profile.cocked_counts)
     for i in play:
         i = int(i)
+        if not (np.isfinite(dice.face_probs[i]).all() and np.isfinite(dice.tilt[i])
+                and np.isfinite(dice.stacked[i])):
+            # No line can judge a NaN (every comparison is False, which would pass the die):
+            # a broken model or input, held for a person.
+            reasons.append(Reason("reading_invalid", REVIEW, sec["dispute"], (i,),
+                                  "the reader gave no number for this die's face, tilt or "
+                                  "stacked flag"))
+            continue
         probs = np.sort(dice.face_probs[i])[::-1]
         margin = float(dice.up_margin[i])  # NaN crosses no line
         void = margin < cfg.void_margin_deg
