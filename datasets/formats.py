@@ -11,6 +11,7 @@ Exports keep dice whose visible fraction is at least `min_visible`.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -20,13 +21,50 @@ IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp")
 
 
 def image_size(path: Path) -> tuple[int, int]:
-    """(width, height) of an image file, read with OpenCV."""
+    """(width, height) of an image file as it is read for the model: decoded with OpenCV's
+    colour flag, which turns a photo its EXIF orientation says is on its side upright.
+    Labels are scaled by this size, so they and the reader's coordinates share one frame
+    (`vision.images.load_image`, `models.data.read_rgb`, which decode alike)."""
     import cv2
 
-    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise DatasetError(f"{path}: not a readable image")
     return int(img.shape[1]), int(img.shape[0])
+
+
+def yolo_rows(label: Path) -> list[tuple[int, float, float, float, float]]:
+    """The rows `(class, cx, cy, w, h)` of a YOLO label file; none for a missing file.
+
+    Raises:
+        DatasetError: naming the file and line, for a line that is not five numbers, a class
+            that is not a whole number 0-5 (face 1-6), or a box that is not finite with a
+            positive size. A bad line is refused, not skipped: dropped, its die would turn
+            the reader's right answer into a false detection.
+    """
+    if not label.is_file():
+        return []
+    rows = []
+    for n, line in enumerate(label.read_text().splitlines(), start=1):
+        if line.strip():
+            rows.append(_yolo_row(line, f"{label}:{n}"))
+    return rows
+
+
+def _yolo_row(line: str, where: str) -> tuple[int, float, float, float, float]:
+    parts = line.split()
+    if len(parts) != 5:
+        raise DatasetError(f"{where}: expected 'class cx cy w h', got {line!r}")
+    try:
+        k, cx, cy, bw, bh = int(parts[0]), *map(float, parts[1:])
+    except ValueError as exc:
+        raise DatasetError(f"{where}: {exc}") from exc
+    if not 0 <= k <= 5:
+        raise DatasetError(f"{where}: class {k} is not a face (0-5 for faces 1-6)")
+    if not all(math.isfinite(v) for v in (cx, cy, bw, bh)) or bw <= 0 or bh <= 0:
+        raise DatasetError(f"{where}: the box must be finite with a positive size, got "
+                           f"{line.strip()!r}")
+    return k, cx, cy, bw, bh
 
 
 def _copy(src: Path, dst: Path) -> None:
@@ -53,16 +91,8 @@ def export_yolo(src: str | Path, dst: str | Path, min_visible: float = 0.3) -> i
     return len(pairs)
 
 
-def _parse_yolo_line(line: str, where: str, w: int, h: int) -> DieLabel:
-    parts = line.split()
-    if len(parts) != 5:
-        raise DatasetError(f"{where}: expected 'class cx cy w h', got {line!r}")
-    try:
-        k, cx, cy, bw, bh = int(parts[0]), *map(float, parts[1:])
-    except ValueError as exc:
-        raise DatasetError(f"{where}: {exc}") from exc
-    if not 0 <= k <= 5:
-        raise DatasetError(f"{where}: class {k} is not a face (0-5)")
+def _die(row: tuple[int, float, float, float, float], w: int, h: int) -> DieLabel:
+    k, cx, cy, bw, bh = row
     box = [(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
     return DieLabel(face=k + 1, box=[round(v, 3) for v in box], style=f"class_{k}")
 
@@ -83,13 +113,7 @@ def load_yolo(folder: str | Path) -> list[tuple[Path, SceneRecord]]:
     out = []
     for img in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_EXTS):
         w, h = image_size(img)
-        label = root / "labels" / (img.stem + ".txt")
-        lines = label.read_text().splitlines() if label.is_file() else []
-        dice = [
-            _parse_yolo_line(ln, f"{label}:{n + 1}", w, h)
-            for n, ln in enumerate(lines)
-            if ln.strip()
-        ]
+        dice = [_die(r, w, h) for r in yolo_rows(root / "labels" / (img.stem + ".txt"))]
         out.append((img, SceneRecord(image=img.name, width=w, height=h, dice=dice, source="yolo")))
     return out
 

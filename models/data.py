@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dicecall.datasets.formats import image_size, yolo_rows
 from dicecall.datasets.schema import MIN_VISIBLE
 from dicecall.vision.preprocess import FloorView, record_view
 
@@ -80,12 +81,9 @@ def load_yolo(folder: Path, top_face: bool) -> list[Sample]:
     for img in sorted((folder / "images").iterdir()):
         if img.suffix.lower() not in IMAGE_EXTS:
             continue
-        h, w = cv2.imread(str(img), cv2.IMREAD_UNCHANGED).shape[:2]
-        rows = []
-        label = folder / "labels" / (img.stem + ".txt")
-        if label.is_file():
-            rows = [r.split() for r in label.read_text().splitlines() if len(r.split()) >= 5]
-        arr = np.array([[float(v) for v in r[:5]] for r in rows], np.float32).reshape(-1, 5)
+        w, h = image_size(img)  # as read_rgb decodes it
+        arr = np.array(yolo_rows(folder / "labels" / (img.stem + ".txt")),
+                       np.float32).reshape(-1, 5)
         cx, cy, bw, bh = arr[:, 1] * w, arr[:, 2] * h, arr[:, 3] * w, arr[:, 4] * h
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1)
         k = len(arr)

@@ -39,6 +39,8 @@ def evaluate_folder(reader, folder: Path) -> Result:
             frame = load_image(item.image)
         except ImageError:
             score.errors += 1
+            score.unreadable.append(item.image.name)
+            score.unread_labelled += len(item.faces)
             continue
         if item.boxes is None:  # one die per image, seen from above
             dice = reader.read_crop(frame)

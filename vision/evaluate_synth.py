@@ -76,6 +76,8 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
             frame = load_image(path.parent / rec.image)
         except ImageError:
             score.errors += 1
+            score.unreadable.append(rec.image)
+            score.unread_labelled += len(rec.dice)
             continue
         dice = reader.read(frame, record_view(rec))
         tilt_line = (defaults.tilt_line(profile(rec.game, rec.expected_dice).cocked_counts)

@@ -19,6 +19,8 @@ def load_image(path: str | Path) -> np.ndarray:
         ImageError: the file is missing, empty, not a decodable image, or a single colour.
     """
     path = Path(path)
+    if path.is_dir():
+        raise ImageError(f"{path}: is a folder, not an image file")
     if not path.is_file():
         raise ImageError(f"{path}: no such file")
     data = np.fromfile(path, dtype=np.uint8)

@@ -35,24 +35,25 @@ def layout(folder: Path) -> str:
 
 def read_yolo(folder: Path, sizes: dict[Path, tuple[int, int]] | None = None
               ) -> Iterator[Labelled]:
-    """Yields images with their boxes; the size is read from the image when not given."""
-    import cv2
+    """Yields images with their boxes; the size is read from the image when not given, as
+    the reader decodes it (upright by its EXIF orientation: `datasets.formats.image_size`).
+
+    Raises:
+        DatasetError (a ValueError): a malformed label line, naming the file and line.
+    """
+    from dicecall.datasets.formats import image_size, yolo_rows
+    from dicecall.datasets.schema import DatasetError
 
     for image in sorted(p for p in (folder / "images").iterdir() if p.suffix.lower() in IMAGE_EXT):
-        label = folder / "labels" / (image.stem + ".txt")
-        rows = []
-        if label.is_file():
-            for line in label.read_text().split("\n"):
-                parts = line.split()
-                if len(parts) == 5:
-                    rows.append([float(v) for v in parts])
+        rows = yolo_rows(folder / "labels" / (image.stem + ".txt"))
         arr = np.array(rows, np.float32).reshape(-1, 5)
         if sizes and image in sizes:
             w, h = sizes[image]
         else:
-            pixels = cv2.imread(str(image), cv2.IMREAD_UNCHANGED)
-            # An unreadable image still yields its item: the caller's load reports it.
-            h, w = pixels.shape[:2] if pixels is not None else (0, 0)
+            try:
+                w, h = image_size(image)
+            except DatasetError:  # still yielded: the caller's load reports it
+                w, h = 0, 0
         cx, cy, bw, bh = arr[:, 1] * w, arr[:, 2] * h, arr[:, 3] * w, arr[:, 4] * h
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
         yield Labelled(image, boxes, arr[:, 0].astype(np.int64) + 1)

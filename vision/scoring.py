@@ -48,6 +48,10 @@ class Score:
     false_detections: int = 0
     errors: int = 0
     hidden: int = 0  # labelled dice left out as unreadable (synthetic: mostly hidden)
+    # Images that could not be decoded, and the dice labelled on them: not in the rates
+    # (no reader could read them), but named, so a broken file does not pass unseen.
+    unreadable: list = field(default_factory=list)
+    unread_labelled: int = 0
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((6, 6), np.int64))
     misses: list = field(default_factory=list)
 
@@ -73,7 +77,9 @@ class Score:
             "face_right": self.face_right, "found_rate": self.found / n,
             "read_right_rate": self.face_right / n,
             "false_per_image": self.false_detections / max(self.images, 1),
-            "unreadable_images": self.errors, "hidden_not_scored": self.hidden,
+            "unreadable_images": self.errors, "unreadable": list(self.unreadable),
+            "labelled_in_unreadable_images": self.unread_labelled,
+            "hidden_not_scored": self.hidden,
             "confusion": self.confusion.tolist(),
         }
 
