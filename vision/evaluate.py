@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from .images import ImageError, load_image
-from .labelled import layout, read_crops, read_yolo
+from .labelled import IMAGE_EXT, layout, read_crops, read_yolo
 from .scoring import Score
 
 
@@ -50,4 +50,6 @@ def evaluate_folder(reader, folder: Path) -> Result:
         else:
             dice = reader.read(frame)
             score.add(item.image.name, dice.centers, dice.face, item.boxes, item.faces)
+    if score.images == 0 and score.errors == 0:  # rates of nothing would read as 0 %
+        raise ValueError(f"{folder}: no images to score ({', '.join(sorted(IMAGE_EXT))})")
     return Result(score)

@@ -6,7 +6,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 GAMES = ("craps", "mini-craps", "props-and-hops", "high-roll-dice", "high-roll-dice-6")
 
@@ -91,6 +91,19 @@ class Zones(BaseModel):
     # its height); the whole frame, used without calibration, says nothing of where a wall is.
     walled: bool = Field(False, description="play is the outline of a floor walled in (shaker "
                                             "wall, box wall, rails), drawn at the floor's height")
+
+    @model_validator(mode="after")
+    def _polygons(self) -> Zones:
+        """Every polygon an area: three or more finite points. A two-point `held` line or a
+        NaN corner would otherwise call dice missing instead of naming the calibration."""
+        named = {"play": self.play, **{f"no_roll.{k}": v for k, v in self.no_roll.items()},
+                 **({"held": self.held} if self.held is not None else {})}
+        for name, poly in named.items():
+            pts = np.asarray(poly, np.float64).reshape(-1, 2)
+            if len(pts) < 3 or not np.isfinite(pts).all():
+                raise ValueError(f"zone {name}: a polygon needs at least 3 finite points, "
+                                 f"got {poly}")
+        return self
 
     @classmethod
     def whole_frame(cls, width: int, height: int) -> Zones:

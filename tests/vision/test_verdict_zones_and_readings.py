@@ -129,3 +129,14 @@ def test_counts_the_chapters_allow():
     assert profile(CRAPS, 2).expected == 2 and not profile(CRAPS).extra_roll
     assert profile(HIGH, np.int64(4)).expected == 4 and profile(HIGH, 4).extra_roll
     assert not profile(HIGH, 10).extra_roll and not profile(HIGH).extra_roll
+
+
+@pytest.mark.parametrize("zones", [
+    {"play": ZONES.play, "held": [(0, 260), (120, 300)]},
+    {"play": [(0, 0), (400, 0), (float("nan"), 300), (0, 300)]},
+    {"play": ZONES.play, "no_roll": {"rail": [(0, 0), (10, 10)]}},
+])
+def test_a_zone_that_is_not_an_area_is_a_calibration_error(zones):
+    """Not a `die_missing` call on every roll after it."""
+    with pytest.raises(ValueError, match="at least 3 finite points"):
+        Zones(**zones)

@@ -103,3 +103,11 @@ def test_predict_says_a_folder_is_not_an_image(tmp_path):
     res = CliRunner().invoke(app, ["predict", "--json", str(tmp_path)])
     assert res.exit_code == 1
     assert "is a folder, not an image file" in json.loads(res.output)["error"]
+
+
+def test_evaluate_refuses_a_folder_with_no_images(tmp_path):
+    for sub in ("images", "labels"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "labels" / "orphan.txt").write_text(f"{GOOD}\n")
+    res = CliRunner().invoke(app, ["evaluate", "--json", str(tmp_path)])
+    assert res.exit_code == 2 and "no images to score" in res.output
