@@ -89,6 +89,12 @@ class OutboxConfig(_Strict):
     alarm_fraction: float = Field(0.8, gt=0, lt=1, description="alarm above this share")
     send_jpeg: bool = Field(True, description="send the JPEGs, not only their sha256")
     jpeg_quality: int = Field(90, ge=30, le=100)
+    # The service's own limits (api/settings.py): a roll whose JPEG or body it refuses with
+    # 413 would never settle, so the evidence is encoded again at a lower quality to fit.
+    max_jpeg_bytes: int = Field(1_500_000, ge=10_000, description="largest evidence JPEG "
+                                "the service accepts (its max_jpeg_bytes)")
+    max_body_bytes: int = Field(4_000_000, ge=100_000, description="largest request body "
+                                "the service accepts (its max_body_bytes)")
 
 
 class PublisherConfig(_Strict):

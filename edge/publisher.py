@@ -22,11 +22,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 from dicecall.api.signing import sign
 
 from .outbox import Outbox, Pending
+from .reading import hashes_only
 
 log = logging.getLogger("dicecall.edge.publisher")
 RETRY_4XX = {401, 408, 425, 429}
@@ -114,6 +116,13 @@ class Publisher:
             return "ack", status, data
         if status >= 500 or status in RETRY_4XX:
             return "retry", status, data
+        if status == 413 and b'"clean_jpeg_b64"' in item.body:
+            # The service's size limits are below the edge's: the roll must still settle,
+            # so it goes again with its evidence hashes only (the same roll_id: a replay is
+            # answered, never settled twice).
+            log.error("evidence refused as too large: sent again with its hashes only",
+                      extra={"seq": item.seq, "roll_id": item.roll_id})
+            return self.send(replace(item, body=hashes_only(item.body)))
         return "reject", status, data
 
     def run(self, stop: threading.Event) -> None:

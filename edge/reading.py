@@ -19,7 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from dicecall.vision.evidence import evidence, model_ids
+from dicecall.vision.evidence import Evidence, evidence, model_ids, reason_counts
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.verdict import (
     NO_ROLL,
@@ -180,20 +180,25 @@ class Reading:
         v = verdict(scene.dice, prof, scene.zones, self.vcfg)
         if expect is None:
             v = _phase_unknown(v, prof.sections["dispute"])
-        ev = evidence(image, v, self.cfg.outbox.jpeg_quality, self.models)
+        ev = self._evidence(image, v)
         roll_id = str(uuid.uuid4())
         faces = list(v.faces)[:MAX_FACES]
         confidences = [min(1.0, max(0.0, float(c))) for c in v.confidences][:MAX_FACES]
         body: dict = {
             "roll_id": roll_id, "seq": seq, "verdict": v.status, "faces": faces,
-            "reasons": [{"code": r.code[:64], "section": r.section[:64]}
-                        for r in v.reasons][:20],
+            # Each finding once: the body carries no die numbers, so ten dice held for the
+            # same reason would be ten equal entries, and past 20 the rest were cut.
+            "reasons": [{"code": code[:64], "section": section[:64]}
+                        for code, section in reason_counts(v)][:20],
             "confidences": confidences,
             "evidence": {"clean_sha256": ev.clean_sha256,
                          "annotated_sha256": ev.annotated_sha256},
             "captured_at": round(frame.wall, 3)}
         with_jpeg = False
-        if self.cfg.outbox.send_jpeg:
+        if self.cfg.outbox.send_jpeg and not _fits(ev, self.cfg.outbox):
+            log.error("evidence too large for the service even at quality 30: this roll is "
+                      "sent with its evidence hashes only", extra={"roll_id": roll_id})
+        elif self.cfg.outbox.send_jpeg:
             jpeg = {"clean_jpeg_b64": base64.b64encode(ev.clean_jpeg).decode(),
                     "annotated_jpeg_b64": base64.b64encode(ev.annotated_jpeg).decode()}
             body["evidence"].update(jpeg)
@@ -201,9 +206,35 @@ class Reading:
         raw = json.dumps(body, separators=(",", ":")).encode()
         return Roll(roll_id, seq, raw, v, with_jpeg)
 
+    def _evidence(self, image: np.ndarray, v: RollVerdict) -> Evidence:
+        """The evidence at the configured quality, or at a lower one (by 10, down to 30)
+        until it fits the service's limits when the JPEGs are sent; past 30 it is kept as it
+        is and `roll` sends its hashes only."""
+        out = self.cfg.outbox
+        quality = out.jpeg_quality
+        while True:
+            ev = evidence(image, v, quality, self.models)
+            if not out.send_jpeg or quality <= 30 or _fits(ev, out):
+                return ev
+            quality = max(30, quality - 10)
+            log.warning("evidence over the service's size limits: encoded again",
+                        extra={"quality": quality})
+
     def without_jpeg(self, roll: Roll) -> Roll:
         """The same roll with only the evidence hashes (the outbox is full)."""
-        body = json.loads(roll.body)
-        body["evidence"] = {k: body["evidence"][k] for k in ("clean_sha256", "annotated_sha256")}
-        return Roll(roll.roll_id, roll.seq, json.dumps(body, separators=(",", ":")).encode(),
-                    roll.verdict, False)
+        return Roll(roll.roll_id, roll.seq, hashes_only(roll.body), roll.verdict, False)
+
+
+def _fits(ev: Evidence, out) -> bool:
+    """Both JPEGs under the service's limit, and the body with both in base64 (4/3 of their
+    bytes) and the rest of the roll (a few kB) under its body limit."""
+    jpegs = len(ev.clean_jpeg) + len(ev.annotated_jpeg)
+    return (max(len(ev.clean_jpeg), len(ev.annotated_jpeg)) <= out.max_jpeg_bytes
+            and 4 * jpegs // 3 + 16_384 <= out.max_body_bytes)
+
+
+def hashes_only(body: bytes) -> bytes:
+    """A roll body with its evidence reduced to the two sha256, the JPEGs left out."""
+    roll = json.loads(body)
+    roll["evidence"] = {k: roll["evidence"][k] for k in ("clean_sha256", "annotated_sha256")}
+    return json.dumps(roll, separators=(",", ":")).encode()

@@ -40,8 +40,12 @@ def annotate(frame: np.ndarray, v: RollVerdict, models: dict[str, str] | None = 
     out = frame.copy()
     scale = max(out.shape[:2]) / 800
     flagged = {i for r in v.reasons for i in r.dice}
+    # Far outside the frame OpenCV's int coordinates overflow; a NaN box cannot be drawn.
+    bound = 4 * max(out.shape[:2])
     for i in range(len(v.dice)):
-        x0, y0, x1, y1 = (round(float(c)) for c in v.dice.boxes[i])
+        if not np.isfinite(v.dice.boxes[i]).all():
+            continue  # the verdict and the reasons below still say what was read
+        x0, y0, x1, y1 = (round(float(c)) for c in np.clip(v.dice.boxes[i], -bound, bound))
         colour = _COLOURS[v.status] if i in flagged else (200, 200, 200)
         cv2.rectangle(out, (x0, y0), (x1, y1), colour, max(1, int(2 * scale)))
         label = f"{int(v.dice.face[i])} {v.dice.confidence[i]:.2f}"
@@ -52,7 +56,11 @@ def annotate(frame: np.ndarray, v: RollVerdict, models: dict[str, str] | None = 
         cv2.putText(out, label, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
                     colour, max(1, int(scale)), cv2.LINE_AA)
     lines = [f"{v.status.upper()}  faces {' '.join(map(str, v.faces)) or '-'}"]
-    lines += [f"{r.code} ({r.section})" for r in v.reasons]
+    lines += [f"{code} ({section})" + (f" x{n}" if n > 1 else "")
+              for (code, section), n in reason_counts(v).items()]
+    room = max(2, int((out.shape[0] / scale - 40) / 22))  # lines above the models' footer
+    if len(lines) > room:
+        lines = [*lines[:room - 1], f"+{len(lines) - room + 1} more reasons"]
     for k, text in enumerate(lines):
         y = int((22 + 22 * k) * scale)
         cv2.putText(out, text, (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 0, 0),
@@ -69,7 +77,18 @@ def annotate(frame: np.ndarray, v: RollVerdict, models: dict[str, str] | None = 
     return out
 
 
+def reason_counts(v: RollVerdict) -> dict[tuple[str, str], int]:
+    """(code, section) -> how many findings, in the verdict's order (strictest first): ten
+    doubtful dice are one line with a count, not ten."""
+    counts: dict[tuple[str, str], int] = {}
+    for r in v.reasons:
+        counts[r.code, r.section] = counts.get((r.code, r.section), 0) + 1
+    return counts
+
+
 def encode(image: np.ndarray, quality: int = 90) -> bytes:
+    if isinstance(quality, bool) or not isinstance(quality, int) or not 1 <= quality <= 100:
+        raise ValueError(f"JPEG quality must be a whole number 1-100, got {quality!r}")
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise ValueError("JPEG encoding failed")
