@@ -44,7 +44,8 @@ def _is_peak(maps: np.ndarray, threshold: np.ndarray) -> np.ndarray:
 
 
 def decode_centres(heatmap: np.ndarray, wh: np.ndarray, offset: np.ndarray, stride: int,
-                   scale: float, threshold: float, max_dice: int, near: float = 0.5):
+                   scale: float, threshold: float, max_dice: int, near: float = 0.5,
+                   frame_size: tuple[int, int] | None = None):
     """Decodes CenterNet outputs into frame coordinates.
 
     Args:
@@ -54,17 +55,25 @@ def decode_centres(heatmap: np.ndarray, wh: np.ndarray, offset: np.ndarray, stri
         stride: detector-input pixels per heatmap cell.
         scale: detector input = frame * scale (from `letterbox`).
         near: peaks closer than this x a stronger die's min(w, h) are dropped.
+        frame_size: (W, H) of the frame; a peak whose box lies wholly outside it (in the
+            letterbox's grey padding, at a low threshold) is dropped before `max_dice`.
 
     Returns:
         centers (K, 2), boxes (K, 4) in frame pixels, scores (K,), all float32.
     """
     heat = heatmap[0, 0]
-    peaks = _peaks(heat, threshold)[:max_dice]
+    peaks = _peaks(heat, threshold)
     r, c = peaks[:, 0], peaks[:, 1]
     cx = (c + offset[0, 0, r, c]) * stride / scale
     cy = (r + offset[0, 1, r, c]) * stride / scale
     bw = np.maximum(wh[0, 0, r, c], 1.0) / scale
     bh = np.maximum(wh[0, 1, r, c], 1.0) / scale
+    if frame_size is not None:
+        fw, fh = frame_size
+        seen = ((cx + bw / 2 > 0) & (cx - bw / 2 < fw) & (cy + bh / 2 > 0)
+                & (cy - bh / 2 < fh))
+        r, c, cx, cy, bw, bh = (a[seen] for a in (r, c, cx, cy, bw, bh))
+    r, c, cx, cy, bw, bh = (a[:max_dice] for a in (r, c, cx, cy, bw, bh))
     keep = suppress_near(cx, cy, bw, bh, near)
     cx, cy, bw, bh = cx[keep], cy[keep], bw[keep], bh[keep]
     centers = np.stack([cx, cy], axis=1).astype(np.float32)

@@ -62,11 +62,11 @@ def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int) 
 def _area_crop(frame: np.ndarray, x0: int, y0: int, side: int, size: int) -> np.ndarray:
     """Averaging resize of a square that may stick out of the frame (edges repeated)."""
     h, w = frame.shape[:2]
-    ax0, ay0 = min(max(x0, 0), w - 1), min(max(y0, 0), h - 1)
-    ax1, ay1 = max(min(x0 + side, w), ax0 + 1), max(min(y0 + side, h), ay0 + 1)
-    patch = cv2.copyMakeBorder(frame[ay0:ay1, ax0:ax1], ay0 - y0, y0 + side - ay1,
-                               ax0 - x0, x0 + side - ax1, cv2.BORDER_REPLICATE)
-    return cv2.resize(patch, (size, size), interpolation=cv2.INTER_AREA)
+    # Clipped indices repeat the edge as BORDER_REPLICATE does, also for a square lying
+    # wholly outside the frame, where copyMakeBorder's border widths would be negative.
+    ys = np.clip(np.arange(y0, y0 + side), 0, h - 1)
+    xs = np.clip(np.arange(x0, x0 + side), 0, w - 1)
+    return cv2.resize(frame[np.ix_(ys, xs)], (size, size), interpolation=cv2.INTER_AREA)
 
 
 # The camera `die_geometry` assumes when none is calibrated: principal point at the frame's

@@ -43,6 +43,20 @@ def open_session(path: Path, threads: int):
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
+def _check_input(session, path, name: str, side: int, setting: str) -> None:
+    """Refuses, when the sessions open, a model that does not take `name` at `side` x
+    `side` (a detector and reader swapped, or a size the model was not exported at), which
+    would otherwise fail on the first frame with dice, in onnxruntime's words."""
+    inputs = {i.name: i.shape for i in session.get_inputs()}
+    if name not in inputs:
+        raise ValueError(f"{path}: no input {name!r} (it takes {sorted(inputs)}): is it the "
+                         f"model this setting names?")
+    fixed = [d for d in inputs[name][-2:] if isinstance(d, int)]
+    if any(d != side for d in fixed):
+        raise ValueError(f"{path} takes {name} of {inputs[name][-2]}x{inputs[name][-1]}; "
+                         f"{setting} is {side}")
+
+
 def reader_feeds(session, batch: np.ndarray, geom: np.ndarray | None) -> dict:
     """The reader's inputs: the crops, and `geom` when the model takes it (readers trained
     before it existed take crops only). A missing `geom` is a lone die mid-frame."""
@@ -145,10 +159,17 @@ class DiceReader:
         self.view = view
         self.detector = open_session(self.config.detector, self.config.threads)
         self.reader = open_session(self.config.reader, self.config.threads)
+        _check_input(self.detector, self.config.detector, "image", self.config.det_size,
+                     "det_size")
+        _check_input(self.reader, self.config.reader, "crops", self.config.crop_size,
+                     "crop_size")
         meta = self.reader.get_modelmeta().custom_metadata_map
         self.uses_view = meta.get(GEOM_META) == GEOM_FLOOR_VIEW
+        crop = np.full((1, 3, self.config.crop_size, self.config.crop_size), 0.5, np.float32)
         for _ in range(self.config.warmup):
+            # Noise holds no die, so `read` alone never runs the reader's session.
             self.read(np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8))
+            read_batch(self.reader, crop, self.config)
 
     def detect(self, frame: np.ndarray):
         """Stage 1: centres, boxes and scores in frame pixels.
@@ -175,7 +196,7 @@ class DiceReader:
         x, scale = letterbox(image, cfg.det_size)
         heat, wh, off = self.detector.run(["heatmap", "wh", "offset"], {"image": x})
         return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice,
-                              cfg.near_peaks), scale
+                              cfg.near_peaks, (image.shape[1], image.shape[0])), scale
 
     def read(self, frame: np.ndarray, view: FloorView | None = None) -> Dice:
         """Finds and reads every die.
