@@ -1,8 +1,10 @@
 """The ONNX contract of the two-stage dice reader, and its preprocessing, in numpy.
 
-This module is the single source of the names, shapes and image preparation that the
-runtime in `vision/` reproduces. It imports only numpy and OpenCV, never torch, so the
-evaluation and the contract tests run without the training extra.
+This module is the single source of the names and shapes, and of the image preparation of
+the training caches. The runtime in `vision/preprocess.py` prepares frames its own way,
+close to this (letterbox padding 127/255, crops sampled by one affine warp); the verdict's
+lines were tuned on the runtime's (models/README.md). It imports only numpy and OpenCV,
+never torch, so the evaluation and the contract tests run without the training extra.
 
 Coordinates are pixels, x right and y down, origin at the top-left pixel's corner.
 """
