@@ -67,8 +67,8 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
                          else stacked_threshold)
 
     score = Score()
-    bands = {f"{lo}-{hi}": [0, 0] for lo, hi in TILT_BANDS}
-    stacked = [0, 0]
+    bands = {f"{lo}-{hi}": [0, 0, 0] for lo, hi in TILT_BANDS}
+    stacked = [0, 0, 0]
     kinds = {k: [0, 0, 0] for k in KINDS}
     styles: dict[str, list[int]] = {}
     for path, rec in load_folder(folder):
@@ -90,25 +90,35 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
         score.hidden += int((~seen).sum())
         _count(kinds, rec.dice, seen, pairs, dice.face, _kinds_of)
         _count(styles, rec.dice, seen, pairs, dice.face, lambda d: [d.style or "unknown"])
-        for p, g in pairs:
-            label = rec.dice[g]
+        # Recall over every scored cocked or stacked die: one the detector missed is not
+        # flagged either (until session 39 only the dice found were counted).
+        found = {g: p for p, g in pairs}
+        for g, label in enumerate(rec.dice):
+            if not seen[g]:
+                continue
+            p = found.get(g)
             if label.tilt_deg is not None and label.cocked:
                 band = next(f"{lo}-{hi}" for lo, hi in TILT_BANDS if lo <= label.tilt_deg < hi
                             or hi == 90)
                 bands[band][0] += 1
-                bands[band][1] += int(dice.tilt[p] >= tilt_line)
+                bands[band][1] += int(p is not None)
+                bands[band][2] += int(p is not None and dice.tilt[p] >= tilt_line)
             if label.stacked:
                 stacked[0] += 1
-                stacked[1] += int(dice.stacked[p] >= stacked_threshold)
-    by_band = {f"cocked {k} deg": {"labelled": n, "flagged": f, "recall": f / n if n else None}
-               for k, (n, f) in bands.items()}
-    by_band["stacked"] = {"labelled": stacked[0], "flagged": stacked[1],
-                          "recall": stacked[1] / stacked[0] if stacked[0] else None}
+                stacked[1] += int(p is not None)
+                stacked[2] += int(p is not None and dice.stacked[p] >= stacked_threshold)
+    by_band = {f"cocked {k} deg": _recall(*counts) for k, counts in bands.items()}
+    by_band["stacked"] = _recall(*stacked)
     by_kind = {k: {"labelled": n, "found": f, "read_right": r,
                    "read_rate": r / n if n else None} for k, (n, f, r) in kinds.items()}
     by_style = {k: {"labelled": n, "found": f, "read_right": r, "read_rate": r / n}
                 for k, (n, f, r) in sorted(styles.items())}
     return Result(score, by_band, by_kind, by_style)
+
+
+def _recall(labelled: int, found: int, flagged: int) -> dict:
+    return {"labelled": labelled, "found": found, "flagged": flagged,
+            "recall": flagged / labelled if labelled else None}
 
 
 def _kinds_of(label) -> list[str]:

@@ -185,6 +185,22 @@ def test_cocked_recall_uses_the_games_tilt_line(tmp_path, monkeypatch, frame, fl
     assert sum(b["flagged"] for k, b in bands.items() if k.startswith("cocked")) == flagged
 
 
+def test_a_cocked_die_the_detector_misses_counts_against_recall(tmp_path):
+    """Recall is over every scored cocked die: one never found is never flagged."""
+    from dicecall.vision.evaluate_synth import evaluate_synthetic
+
+    rec, boxes = _one_scene(tmp_path, "craps_0000004", lambda r: r["dice"][0].update(
+        cocked=True, tilt_deg=20.0, up_margin_deg=60.0))
+
+    class MissesIt:
+        def read(self, frame, view=None):
+            return _dice_at(boxes[1:], [d["face"] for d in rec["dice"][1:]], tilt=0.99)
+
+    bands = evaluate_synthetic(MissesIt(), tmp_path).by_band
+    cocked = [b for k, b in bands.items() if k.startswith("cocked") and b["labelled"]]
+    assert cocked == [{"labelled": 1, "found": 0, "flagged": 0, "recall": 0.0}]
+
+
 def _one_scene(tmp_path, frame: str, edit) -> tuple[dict, np.ndarray]:
     """A committed sample scene copied into tmp_path with its record changed by `edit`."""
     import json
