@@ -153,7 +153,7 @@ def near_support(pred: np.ndarray, sup: np.ndarray) -> np.ndarray:
 
 def train(tr: Path, va: Path, seed: int, epochs: int) -> None:
     import torch
-    from probe_tilt_resolution import BATCH, Probe, _tensor, auc
+    from probe_tilt_resolution import BATCH, Probe, _tensor, auc, jitter, step
     from torch import nn
 
     torch.manual_seed(seed)
@@ -186,18 +186,13 @@ def train(tr: Path, va: Path, seed: int, epochs: int) -> None:
                 x, g[:, 0], d[:, 0] = x.flip(3), -g[:, 0], -d[:, 0]
             if rng.random() < 0.5:
                 x, g[:, 1], d[:, 1] = x.flip(2), -g[:, 1], -d[:, 1]
-            x = (x * torch.empty(len(idx), 1, 1, 1).uniform_(0.7, 1.3)
-                 + torch.empty(len(idx), 3, 1, 1).uniform_(-0.1, 0.1))
-            out = forward(x, g)
+            out = forward(jitter(x), g)
             p = nn.functional.normalize(out[:, 1:], dim=1)
             m = torch.from_numpy(mt[idx])
             loss = (nn.functional.binary_cross_entropy_with_logits(
                 out[:, 0], torch.from_numpy(yt[idx]), pos_weight=pos_weight)
                 + ((1 - (p * d).sum(1)) * m).sum() / m.sum().clamp(min=1))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+            step(opt, sched, loss)
         net.eval()
         with torch.no_grad():
             o = torch.cat([forward(_tensor(v["crop"][i:i + 256]),

@@ -88,6 +88,19 @@ def auc(score: np.ndarray, positive: np.ndarray) -> float:
     return float((rank[p].sum() - p.sum() * (p.sum() + 1) / 2) / (p.sum() * (~p).sum()))
 
 
+def jitter(x: torch.Tensor) -> torch.Tensor:
+    """Each crop's brightness scaled and its channels shifted, as lights and dice differ."""
+    return (x * torch.empty(len(x), 1, 1, 1).uniform_(0.7, 1.3)
+            + torch.empty(len(x), 3, 1, 1).uniform_(-0.1, 0.1))
+
+
+def step(opt, sched, loss: torch.Tensor) -> None:
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+
+
 def _tensor(x: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(x).permute(0, 3, 1, 2).float() / 255
 
@@ -124,14 +137,9 @@ def main() -> None:
                 x, g[:, 0] = x.flip(3), -g[:, 0]
             if rng.random() < 0.5:
                 x, g[:, 1] = x.flip(2), -g[:, 1]
-            x = (x * torch.empty(len(idx), 1, 1, 1).uniform_(0.7, 1.3)
-                 + torch.empty(len(idx), 3, 1, 1).uniform_(-0.1, 0.1))
             loss = nn.functional.binary_cross_entropy_with_logits(
-                net(x, g), torch.from_numpy(yt[idx]), pos_weight=pos_weight)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+                net(jitter(x), g), torch.from_numpy(yt[idx]), pos_weight=pos_weight)
+            step(opt, sched, loss)
         net.eval()
         with torch.no_grad():
             s = torch.cat([net(_tensor(xv[i:i + 256]), torch.from_numpy(gv[i:i + 256]))
