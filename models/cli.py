@@ -22,6 +22,40 @@ def _valid_dirs(data: list[Path], valid: list[Path] | None) -> list[Path]:
     return [d.parent / "valid" for d in data if d.name == "train" and (d.parent / "valid").is_dir()]
 
 
+def _named(path: Path | None) -> str | None:
+    """A model file named on the command line, as the recipe keeps it."""
+    if path is None or str(path).lower() == "none":
+        return None if path is None else "none"
+    return str(path.resolve())
+
+
+def _recipe_guard(out: Path, recipe: dict, resume: bool) -> None:
+    """One run a folder. `--resume` continues a run only with the recipe it began with
+    (`recipe.json`): the data order, the augmentation and the learning-rate schedule all come
+    from it, so a resume with other data, seed, epochs or options would silently train a
+    different run from the middle of this one. A new run never writes over a begun one."""
+    path = out / "recipe.json"
+    begun = any(out.glob("*/last.pt"))
+    if resume and path.is_file():
+        was = json.loads(path.read_text())
+        diff = sorted(k for k in recipe.keys() | was.keys() if recipe.get(k) != was.get(k))
+        if diff:
+            raise ValueError(
+                f"--resume {out}: the run began with another recipe ("
+                + "; ".join(f"{k}: {was.get(k)!r} then, {recipe.get(k)!r} now" for k in diff)
+                + "); resume with its own command, or train into another --out")
+        return
+    if begun and not resume:
+        raise ValueError(f"--out {out} already holds a run (last.pt): --resume to continue "
+                         "it, or train into another --out")
+    if begun:  # a run begun before its recipe was kept (session 39): resumed unchecked
+        typer.echo(f"warning: {out} has no recipe.json; resuming without checking the recipe",
+                   err=True)
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(recipe, indent=1) + "\n")
+
+
 def train(
     data: Annotated[
         list[Path], typer.Option("--data", help="Training folder, YOLO or our JSON; repeat.")
@@ -109,6 +143,19 @@ def train(
                                  "faces")
     if duotone > 0 and stage not in ("faces", "detector"):
         raise typer.BadParameter(f"--duotone is for --stage faces or detector, not {stage}")
+    recipe = {
+        "data": [str(p.resolve()) for p in data],
+        "valid": [str(p.resolve()) for p in _valid_dirs(data, valid)],
+        "init": _named(init), "mine_with": _named(mine_with), "screen_with": _named(screen_with),
+        "stage": stage, "seed": seed, "epochs": epochs, "reader_epochs": reader_epochs,
+        "threads": threads, "synth_per_real": synth_per_real, "det_width": det_width,
+        "own_flag_stem": own_flag_stem, "slight_repeat": slight_repeat,
+        "face_stages": face_stages, "duotone": duotone, "select": select}
+    try:
+        _recipe_guard(out, recipe, resume)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     setup_torch(threads)
     train_set = [s for d in data for s in load_folder(d)]
     valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
@@ -167,7 +214,9 @@ def train(
 def export(
     run: Annotated[Path, typer.Option("--run", help="Run folder of `models train`.")],
     calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.")],
-    out: Annotated[Path, typer.Option("--out", help="Where the .onnx files go.")] = MODELS_DIR,
+    out: Annotated[Path, typer.Option(
+        "--out", help="Where the .onnx files go (named: an export never writes over the "
+                      "committed models unless told to, --out models).")],
     checkpoint: Annotated[str, typer.Option(
         "--checkpoint", help="best (the run's best epoch) or last (the schedule's end).")] = "best",
 ) -> None:
@@ -176,7 +225,11 @@ def export(
 
     if checkpoint not in ("best", "last"):
         raise typer.BadParameter(f"--checkpoint {checkpoint}: best or last")
-    report = export_all(run, out, calib, checkpoint)
+    try:
+        report = export_all(run, out, calib, checkpoint)
+    except (FileNotFoundError, ValueError) as exc:  # no run there, or no calibration images
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     typer.echo(json.dumps(report, indent=1))
 
 

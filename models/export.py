@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -10,10 +11,12 @@ import torch
 
 from dicecall.models.contract import (
     CROP_SCALE,
+    DETECTOR_INPUTS,
     DETECTOR_OUTPUTS,
     GEOM_FLOOR_VIEW,
     GEOM_META,
     OPSET,
+    READER_INPUTS,
     READER_OUTPUTS,
     crop_die,
     crops_to_input,
@@ -186,9 +189,40 @@ def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best"
         if stage == "reader":
             stamp_floor_view(path)
         quantize(path, out / f"{stage}.int8.onnx", data)
-    for p in sorted(out.glob("*.onnx")):
-        report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
+        for p in (path, out / f"{stage}.int8.onnx"):  # this export's files, not older ones
+            report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
+        write_card(out / f"{stage}.card.md", stage, run / stage / name, calib, report)
     return report
+
+
+def write_card(path: Path, stage: str, checkpoint: Path, calib: list[Path],
+               report: dict) -> None:
+    """The exported files' card: what they take and give (the contract), their sha256,
+    the checkpoint and its epoch, the run's recipe (`recipe.json`, the command's options)
+    and its last validation line. The hand-written cards (detector.md, reader.md) keep the
+    history and the measured figures; this one is made at every export so none goes without."""
+    run = checkpoint.parent.parent
+    recipe = run / "recipe.json"
+    log = checkpoint.parent / "log.jsonl"
+    valid = [line for line in (log.read_text().splitlines() if log.is_file() else [])
+             if json.loads(line).get("event") == "valid"]
+    inputs, outputs = ((DETECTOR_INPUTS, DETECTOR_OUTPUTS) if stage == "detector"
+                       else (READER_INPUTS, READER_OUTPUTS))
+    rows = [f"| {name} | {r['bytes']:,} | `{r['sha256']}` |" for name, r in report.items()
+            if name.startswith(f"{stage}.") and isinstance(r, dict)]
+    path.write_text("\n".join([
+        f"# {stage}: exported by `dicecall models export`", "",
+        f"Checkpoint `{checkpoint}` (epoch {report[f'{stage}_epoch']}); INT8 calibrated on "
+        + ", ".join(f"`{c}`" for c in calib) + f"; ONNX opset {OPSET}; largest difference "
+        f"from torch {report[f'{stage}_max_abs_diff']:.2e}.", "",
+        "| file | bytes | sha256 |", "|---|---|---|", *rows, "",
+        "Inputs: " + ", ".join(f"`{k}` {t} {s}" for k, (t, s) in inputs.items()) + ".",
+        "Outputs: " + ", ".join(f"`{k}` {t} {s}" for k, (t, s) in outputs.items()) + ".",
+        "Preparation and meaning: `models/contract.py`, `vision/preprocess.py`.", "",
+        "Recipe (`recipe.json` of the run):", "", "```",
+        recipe.read_text().strip() if recipe.is_file() else "(none kept: a run before "
+        "session 39)", "```", "",
+        "Last validation:", "", "```", valid[-1] if valid else "(none logged)", "```", ""]))
 
 
 def reader_calibration(samples: list[Sample], detector: Path) -> dict[str, np.ndarray]:

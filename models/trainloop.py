@@ -113,6 +113,8 @@ def run_epochs(model: torch.nn.Module, opt: torch.optim.Optimizer, out: Path, lo
     `score(finished epochs)`; best.pt is written when the score beats `best`, last.pt always.
     Returns the path of best.pt.
     """
+    if start >= last:  # a resumed run that had finished: nothing left, and it says so
+        log(event="finished", epochs=start)
     for epoch in range(start, last):
         rng = seed_everything(seed, epoch + 1)
         order = order_of(rng)

@@ -114,9 +114,10 @@ def test_train_command_screens_negatives_with_the_reader_it_is_given(
     older = tmp_path / "older-reader.onnx"
     older.write_bytes((Path(negatives.__file__).parent / "reader.onnx").read_bytes())
     args = ["models", "train", "--data", str(toy_yolo), "--valid", str(toy_yolo), "--stage",
-            "reader", "--reader-epochs", "1", "--threads", "1", "--out", str(tmp_path / "run")]
-    assert CliRunner().invoke(app, [*args, "--screen-with", str(older)]).exit_code == 0
-    assert CliRunner().invoke(app, args).exit_code == 0
+            "reader", "--reader-epochs", "1", "--threads", "1"]
+    assert CliRunner().invoke(app, [*args, "--out", str(tmp_path / "a"), "--screen-with",
+                                    str(older)]).exit_code == 0
+    assert CliRunner().invoke(app, [*args, "--out", str(tmp_path / "b")]).exit_code == 0
     assert used == [older, Path(negatives.__file__).parent / "reader.onnx"]
 
 
@@ -235,3 +236,61 @@ def test_a_fine_tune_refuses_a_width_of_its_own(toy_yolo: Path, tmp_path: Path) 
                                    str(Path(__file__).parents[2] / "models" / "detector.onnx"),
                                    "--det-width", "32", "--out", str(tmp_path)])
     assert res.exit_code != 0 and "a fine-tune keeps the width" in res.output
+
+
+def test_a_run_folder_holds_one_run_and_resumes_only_with_its_recipe(toy_yolo: Path,
+                                                                     tmp_path: Path) -> None:
+    """`--resume` with other data, seed or epochs trained a different run from the middle of
+    this one (the order, augmentation and schedule come from them), and fewer epochs than
+    done was a silent no-op; a new run into a begun folder overwrote it."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+
+    out = tmp_path / "run"
+    args = ["models", "train", "--data", str(toy_yolo), "--valid", str(toy_yolo), "--stage",
+            "detector", "--epochs", "1", "--threads", "1", "--seed", "3", "--out", str(out)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert json.loads((out / "recipe.json").read_text())["seed"] == 3
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 2 and "already holds a run" in again.output
+    other = CliRunner().invoke(app, [*args[:-4], "--seed", "4", "--out", str(out),
+                                     "--resume"])
+    assert other.exit_code == 2 and "seed: 3 then, 4 now" in other.output
+    longer = CliRunner().invoke(app, [*args, "--resume", "--epochs", "2"])
+    assert longer.exit_code == 2 and "epochs: 1 then, 2 now" in longer.output
+    same = CliRunner().invoke(app, [*args, "--resume"])
+    assert same.exit_code == 0 and "event=finished epochs=1" in same.output
+
+
+def test_export_writes_a_card_of_its_own_files_and_a_missing_run_is_a_plain_error(
+        toy_yolo: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+
+    run, out = tmp_path / "run", tmp_path / "out"
+    out.mkdir()
+    (out / "older.onnx").write_bytes(b"not this export's")
+    train = ["models", "train", "--data", str(toy_yolo), "--valid", str(toy_yolo), "--stage",
+             "detector", "--epochs", "1", "--threads", "1", "--out", str(run)]
+    assert CliRunner().invoke(app, train).exit_code == 0
+    res = CliRunner().invoke(app, ["models", "export", "--run", str(run), "--calib",
+                                   str(toy_yolo), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "older.onnx" not in res.output
+    card = (out / "detector.card.md").read_text()
+    import hashlib
+
+    for name in ("detector.onnx", "detector.int8.onnx"):
+        assert hashlib.sha256((out / name).read_bytes()).hexdigest() in card
+    assert '"epochs": 1' in card and "`image` float32 [1, 3, 320, 320]" in card
+    missing = CliRunner().invoke(app, ["models", "export", "--run", str(tmp_path / "nope"),
+                                       "--calib", str(toy_yolo), "--out", str(out)])
+    assert missing.exit_code == 2 and "Traceback" not in missing.output
+    assert "no " in missing.output and "best.pt" in missing.output
+    no_out = CliRunner().invoke(app, ["models", "export", "--run", str(run), "--calib",
+                                      str(toy_yolo)])
+    assert no_out.exit_code == 2 and "--out" in no_out.output
