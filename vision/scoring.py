@@ -96,6 +96,8 @@ def confusion_png(confusion: np.ndarray, path: str, title: str) -> None:
         for p in range(6):
             frac = confusion[t, p] / rows[t, 0]
             shade = int(255 - 200 * frac)
+            if t != p and confusion[t, p]:  # one misread in 60 must still show
+                shade = min(shade, 150)
             x, y = margin + p * cell, margin + t * cell
             colour = (shade, shade, 255 if t != p else shade)  # errors in red
             cv2.rectangle(img, (x, y), (x + cell, y + cell), colour, -1)

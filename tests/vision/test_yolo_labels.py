@@ -111,3 +111,17 @@ def test_evaluate_refuses_a_folder_with_no_images(tmp_path):
     (tmp_path / "labels" / "orphan.txt").write_text(f"{GOOD}\n")
     res = CliRunner().invoke(app, ["evaluate", "--json", str(tmp_path)])
     assert res.exit_code == 2 and "no images to score" in res.output
+
+
+def test_the_confusion_png_shows_a_single_misread_in_red(tmp_path):
+    """One die of sixty read wrong is what a labeller looks for in the matrix."""
+    from dicecall.vision.scoring import confusion_png
+
+    counts = np.diag([38, 36, 39, 56, 43, 41])
+    counts[3, 0] = 1
+    confusion_png(counts, str(tmp_path / "c.png"), "valid")
+    img = cv2.imread(str(tmp_path / "c.png"))
+    cell = img[90 + 3 * 70 + 30, 90 + 0 * 70 + 50]  # truth 4 read 1 (margin 90, cell 70)
+    empty = img[90 + 3 * 70 + 30, 90 + 1 * 70 + 50]  # truth 4 read 2: none
+    assert cell[2] == 255 and cell[0] <= 150 and cell[1] <= 150
+    assert empty.tolist() == [255, 255, 255]
