@@ -71,7 +71,9 @@ def _decide_held(session: Session, table: Table, roll: Roll, action: str,
                                                      "action": action, "faces": decided,
                                                      "by": who}))
     state = load_state(table)
-    if action == "no_roll":
+    # Confirming the camera confirms its call: a no roll held only because it arrived out
+    # of order (sequence_reordered) must not settle the faces of the die it voided.
+    if action == "no_roll" or (action == "confirm" and roll.verdict == "no_roll"):
         roll.status = "no_roll"
     else:
         try:

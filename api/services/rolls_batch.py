@@ -223,7 +223,7 @@ def _response_text(row: Record) -> str:
 # dispute procedure, 623a.9(c); the call of the dice in 668a.3(h) and 675a.4(d)).
 CALL_SECTION = {"craps": "623a.9(c)", "mini-craps": "623a.9(c)",
                 "props-and-hops": "668a.3(h)", "high-roll-dice": "675a.4(d)",
-                "high-roll-dice-6": "675a.4(d)"}
+                "high-roll-dice-6": "675a.6(h)"}
 
 
 def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[audit.Pending],

@@ -139,3 +139,19 @@ def test_a_held_roll_cites_its_own_games_section(h, game, section):
         [event] = [json.loads(e.payload) for e in session.query(Event)
                    .filter(Event.table_id == table, Event.kind == "needs_review")]
     assert event["reasons"] == [{"code": "needs_review", "section": section}]
+
+
+def test_confirming_a_held_no_roll_settles_nothing_623a_8_b(hb):
+    """A no roll that arrived out of order is held (sequence_reordered); confirming the
+    camera's call is confirming the no roll, not settling the faces of the die it voided."""
+    table, device = _table_with_pass(hb)
+    assert hb.post_roll(table, device, hb.body(5, (4, 2))).json()["status"] == "settled"
+    late = hb.post_roll(table, device, hb.body(3, (6, 1), verdict="no_roll", reasons=[
+        {"code": "cocked_void", "section": "623a.9(b)"}])).json()
+    assert late["status"] == "held"
+    r = hb.client.post(f"/v1/rolls/{late['roll_id']}/review", headers=hb.auth("surveillance"),
+                       json={"action": "confirm"})
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "no_roll" and r.json()["settlement"] is None
+    wagers = hb.client.get(f"/v1/tables/{table}/wagers", headers=hb.auth()).json()
+    assert [w["name"] for w in wagers] == ["pass"]  # the point of 6 stands: no seven-out
