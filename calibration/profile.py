@@ -90,6 +90,30 @@ def file_sha256(path: str | Path) -> str | None:
     return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
 
 
+# What `calibrate model` fits (calibration/model.py): the flag lines only ever lowered, the
+# face confidence line from its certified error bound. Every other verdict value is the
+# committed one, chosen on untouched suites (docs/verdicts.md).
+_LOWERED = ("tilt_threshold", "stacked_threshold")
+
+
+def _no_looser(path: Path, prof: ModelProfile) -> None:
+    """Refuses a profile whose verdict is looser than the committed one where the fit could
+    not have made it so: a hand-edited file, a rule switched off, or an uncertified
+    confidence line below the default. A profile is a table's evidence-backed tightening,
+    never a way round the lines a regulator was shown (session 39)."""
+    have, base = prof.verdict.model_dump(), VerdictConfig().model_dump()
+    looser = [f"{k} {have[k]} (committed {base[k]})" for k in _LOWERED if have[k] > base[k]]
+    looser += [f"{k} {have[k]} (committed {v})" for k, v in base.items()
+               if k not in (*_LOWERED, "min_confidence") and have[k] != v]
+    if have["min_confidence"] < base["min_confidence"] and not prof.evidence.certified:
+        looser.append(f"min_confidence {have['min_confidence']} below the committed "
+                      f"{base['min_confidence']} without a certified error bound")
+    if looser:
+        raise CalibrationError(f"{path}: its verdict differs from what `dicecall calibrate "
+                               "model` writes: " + "; ".join(looser) + ". Fit the profile "
+                               "again; the committed lines change only in the code")
+
+
 def load_profile(path: str | Path, reader: ReaderConfig | None = None,
                  check_model: bool = True) -> tuple[ReaderConfig, VerdictConfig]:
     """Reads a profile into the edge's configs.
@@ -105,7 +129,8 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
         (ReaderConfig with the calibrated temperature and views, VerdictConfig).
 
     Raises:
-        CalibrationError: missing or malformed file, or a profile for another model.
+        CalibrationError: missing or malformed file, a profile for another model, or a
+            verdict looser than the fit could have written (`_no_looser`).
     """
     p = Path(path)
     if not p.is_file():
@@ -123,6 +148,7 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
         if want and have and want != have:
             raise CalibrationError(f"{p} was calibrated for another {kind} model (sha256 "
                                    f"{want[:12]}, {path} is {have[:12]}); calibrate again")
+    _no_looser(p, prof)
     # Averaging views changes the logits and the flags' scores, so the reader reads as it did
     # when the values were fitted: profiles from before views existed were fitted on one.
     views = prof.reader.views or (1 if prof.profile_version < 3 else base.views)

@@ -10,6 +10,7 @@ sized from the first frame read, and the reader assumes a straight camera of typ
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 import uuid
@@ -115,6 +116,9 @@ class Reading:
         # Hashed once: every roll's annotated evidence names the files that read it.
         rc = getattr(self.reader, "config", None)
         self.models = None if rc is None else model_ids(rc.detector, rc.reader)
+        if self.models is not None and cfg.model_profile is not None:
+            # The lines that made the call are the profile's: the evidence names it too.
+            self.models["profile"] = hashlib.sha256(cfg.model_profile.read_bytes()).hexdigest()
         self._reference = None
         if cfg.settle.reference_image is not None:
             image = cv2.imread(str(cfg.settle.reference_image), cv2.IMREAD_GRAYSCALE)

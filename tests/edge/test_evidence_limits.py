@@ -176,3 +176,23 @@ def test_reasons_past_the_frame_foot_are_counted_not_dropped():
 def test_jpeg_quality_must_be_1_to_100(quality):
     with pytest.raises(ValueError, match="JPEG quality"):
         encode(np.zeros((32, 32, 3), np.uint8), quality)
+
+
+def test_the_evidence_names_the_profile_that_set_the_lines(tmp_path, kit):
+    """The annotated JPEG's comment and footer name the models; a calibrated profile's lines
+    made the call, so it is named too (and so is under the roll's annotated sha256)."""
+    from dicecall.calibration.model import calibrate_samples
+    from dicecall.calibration.scores import synthetic_samples
+    from dicecall.vision.config import ReaderConfig
+
+    path = tmp_path / "profile.json"
+    calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic").profile.save(path)
+    svc = SimpleNamespace(url="http://127.0.0.1:9")
+    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, tmp_path, model_profile=str(path))
+    reader = kit.Reader([(3, 4)])
+    reader.config = ReaderConfig()
+    reading = Reading(cfg, reader=reader)
+    assert reading.models["profile"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    body = _roll(reading, _noisy(240, 320))
+    jpeg = base64.b64decode(body["evidence"]["annotated_jpeg_b64"])
+    assert f"profile={reading.models['profile']}".encode() in jpeg
