@@ -192,7 +192,8 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
                                     "settle": settle})
     reading = Reading(fitted.model_copy(update={"game": "craps"}))
     assert reading.reader.config.reader == thrown
-    assert reading.models == model_ids(ReaderConfig().thrown_detector, thrown)  # its evidence
+    assert reading.models == {**model_ids(ReaderConfig().thrown_detector, thrown),  # evidence
+                              "profile": file_sha256(tmp_path / "thrown.json")}
     assert reading.reader.config.temperature == cal.profile.reader.temperature
     assert reading.vcfg == cal.profile.verdict
     with pytest.raises(CalibrationError, match="another reader model"):
