@@ -30,30 +30,34 @@ def _named(path: Path | None) -> str | None:
 
 
 def _recipe_guard(out: Path, recipe: dict, resume: bool) -> None:
-    """One run a folder. `--resume` continues a run only with the recipe it began with
-    (`recipe.json`): the data order, the augmentation and the learning-rate schedule all come
-    from it, so a resume with other data, seed, epochs or options would silently train a
-    different run from the middle of this one. A new run never writes over a begun one."""
-    path = out / "recipe.json"
-    begun = any(out.glob("*/last.pt"))
-    if resume and path.is_file():
-        was = json.loads(path.read_text())
-        diff = sorted(k for k in recipe.keys() | was.keys() if recipe.get(k) != was.get(k))
-        if diff:
-            raise ValueError(
-                f"--resume {out}: the run began with another recipe ("
-                + "; ".join(f"{k}: {was.get(k)!r} then, {recipe.get(k)!r} now" for k in diff)
-                + "); resume with its own command, or train into another --out")
-        return
-    if begun and not resume:
-        raise ValueError(f"--out {out} already holds a run (last.pt): --resume to continue "
-                         "it, or train into another --out")
-    if begun:  # a run begun before its recipe was kept (session 39): resumed unchecked
-        typer.echo(f"warning: {out} has no recipe.json; resuming without checking the recipe",
-                   err=True)
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(recipe, indent=1) + "\n")
+    """One run a stage folder (`RUN/detector`, `RUN/reader`; two commands may train the two
+    stages of one RUN). `--resume` continues a stage only with the recipe it began with
+    (`recipe.json`): the data order, the augmentation and the learning-rate schedule all
+    come from it, so a resume with other data, seed, epochs or options would silently train
+    a different run from the middle of this one. A new run never writes over a begun one."""
+    stage = recipe["stage"]
+    dirs = ["detector", "reader"] if stage == "both" else \
+        ["detector"] if stage == "detector" else ["reader"]
+    for folder in (out / d for d in dirs):
+        path, begun = folder / "recipe.json", (folder / "last.pt").is_file()
+        if resume and path.is_file():
+            was = json.loads(path.read_text())
+            diff = sorted(k for k in recipe.keys() | was.keys() if recipe.get(k) != was.get(k))
+            if diff:
+                raise ValueError(
+                    f"--resume {folder}: the run began with another recipe ("
+                    + "; ".join(f"{k}: {was.get(k)!r} then, {recipe.get(k)!r} now"
+                                for k in diff)
+                    + "); resume with its own command, or train into another --out")
+        elif begun and not resume:
+            raise ValueError(f"{folder} already holds a run (last.pt): --resume to continue "
+                             "it, or train into another --out")
+        elif begun:  # begun before its recipe was kept (session 39): resumed unchecked
+            typer.echo(f"warning: {folder} has no recipe.json; resuming without checking "
+                       "the recipe", err=True)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(recipe, indent=1) + "\n")
 
 
 def train(

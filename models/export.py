@@ -201,8 +201,7 @@ def write_card(path: Path, stage: str, checkpoint: Path, calib: list[Path],
     the checkpoint and its epoch, the run's recipe (`recipe.json`, the command's options)
     and its last validation line. The hand-written cards (detector.md, reader.md) keep the
     history and the measured figures; this one is made at every export so none goes without."""
-    run = checkpoint.parent.parent
-    recipe = run / "recipe.json"
+    recipe = checkpoint.parent / "recipe.json"
     log = checkpoint.parent / "log.jsonl"
     valid = [line for line in (log.read_text().splitlines() if log.is_file() else [])
              if json.loads(line).get("event") == "valid"]

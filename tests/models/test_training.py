@@ -253,7 +253,7 @@ def test_a_run_folder_holds_one_run_and_resumes_only_with_its_recipe(toy_yolo: P
     args = ["models", "train", "--data", str(toy_yolo), "--valid", str(toy_yolo), "--stage",
             "detector", "--epochs", "1", "--threads", "1", "--seed", "3", "--out", str(out)]
     assert CliRunner().invoke(app, args).exit_code == 0
-    assert json.loads((out / "recipe.json").read_text())["seed"] == 3
+    assert json.loads((out / "detector" / "recipe.json").read_text())["seed"] == 3
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 2 and "already holds a run" in again.output
     other = CliRunner().invoke(app, [*args[:-4], "--seed", "4", "--out", str(out),
@@ -263,6 +263,10 @@ def test_a_run_folder_holds_one_run_and_resumes_only_with_its_recipe(toy_yolo: P
     assert longer.exit_code == 2 and "epochs: 1 then, 2 now" in longer.output
     same = CliRunner().invoke(app, [*args, "--resume"])
     assert same.exit_code == 0 and "event=finished epochs=1" in same.output
+    # The other stage of the same run is a run of its own: it may start there.
+    reader = [*args[:7], "reader", "--reader-epochs", "1", "--mine-with", "none",
+              *args[10:]]
+    assert CliRunner().invoke(app, reader).exit_code == 0
 
 
 def test_export_writes_a_card_of_its_own_files_and_a_missing_run_is_a_plain_error(
