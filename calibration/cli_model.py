@@ -64,6 +64,11 @@ def model(
         sha = det_sha = views = None
         if samples is not None:
             data, source = Samples.load(samples), str(samples)
+            # Saved from a labelled set, the file names the models that read it (since
+            # session 39): the profile binds to them as if fitted on the set itself.
+            meta = Samples.meta(samples)
+            sha, det_sha = meta.get("reader_sha256"), meta.get("detector_sha256")
+            views = meta.get("views")
         else:
             from dicecall.vision.reader import DiceReader
 
@@ -76,7 +81,9 @@ def model(
             det_sha = file_sha256(cfg.detector)
             typer.echo(", ".join(f"{k} {v}" for k, v in counts.items()))
         if save_samples is not None:
-            data.save(save_samples)
+            data.save(save_samples, **{k: v for k, v in (("reader_sha256", sha),
+                                                         ("detector_sha256", det_sha),
+                                                         ("views", views)) if v is not None})
         cal = calibrate_samples(data, source, target, confidence, max_false_flag,
                                 reader_sha256=sha, views=views, detector_sha256=det_sha,
                                 min_cocked_recall=min_cocked_recall or None)

@@ -89,6 +89,13 @@ class Samples:
                 raise CalibrationError(f"{p}: not a samples file (missing {sorted(missing)})")
             return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data.files})
 
+    @staticmethod
+    def meta(path: str | Path) -> dict:
+        """What `save` recorded beside the arrays (`meta_*`): the reader's and detector's
+        sha256 and the views of the reads, for a profile fitted on them to bind to."""
+        with np.load(Path(path)) as data:
+            return {k[5:]: data[k].item() for k in data.files if k.startswith("meta_")}
+
     @classmethod
     def concat(cls, parts: list[Samples]) -> Samples:
         if not parts:

@@ -161,3 +161,30 @@ def test_model_profile_records_the_reader_and_the_detector_it_was_fitted_behind(
     assert evidence["detector_sha256"] == file_sha256(cfg.thrown_detector)
     assert evidence["reader_sha256"] == file_sha256(cfg.reader)
     assert evidence["detector_sha256"] != file_sha256(cfg.detector)
+
+
+def test_samples_saved_from_a_set_keep_the_models_and_a_profile_fitted_on_them_binds(
+        tmp_path, monkeypatch):
+    """`--save-samples`, then `--samples`: the profile named no model before (session 39's
+    audit), so it loaded for any reader; now it names the ones that read the set."""
+    from dicecall.calibration import collect as collect_module
+    from dicecall.calibration.profile import file_sha256
+    from dicecall.calibration.scores import synthetic_samples
+    from dicecall.vision.config import ReaderConfig
+
+    monkeypatch.setattr(collect_module, "collect",
+                        lambda reader, data, limit: (synthetic_samples(4000, 2.0, 0), {}))
+    frames = Path(__file__).resolve().parents[1] / "data" / "frames"
+    saved = tmp_path / "s.npz"
+    assert runner.invoke(app, ["calibrate", "model", str(frames), "--game", "craps", "--out",
+                               str(tmp_path / "a.json"), "--save-samples", str(saved)]
+                         ).exit_code == 0
+    res = runner.invoke(app, ["calibrate", "model", "--samples", str(saved), "--out",
+                              str(tmp_path / "b.json")])
+    assert res.exit_code == 0, res.output
+    first = json.loads((tmp_path / "a.json").read_text())
+    again = json.loads((tmp_path / "b.json").read_text())
+    cfg = ReaderConfig()
+    assert again["evidence"]["reader_sha256"] == file_sha256(cfg.reader)
+    assert again["evidence"]["detector_sha256"] == file_sha256(cfg.thrown_detector)
+    assert again["reader"]["views"] == first["reader"]["views"] == cfg.views
