@@ -10,7 +10,6 @@ sized from the first frame read, and the reader assumes a straight camera of typ
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import logging
 import uuid
@@ -118,7 +117,9 @@ class Reading:
         self.models = None if rc is None else model_ids(rc.detector, rc.reader)
         if self.models is not None and cfg.model_profile is not None:
             # The lines that made the call are the profile's: the evidence names it too.
-            self.models["profile"] = hashlib.sha256(cfg.model_profile.read_bytes()).hexdigest()
+            from dicecall.calibration.profile import file_sha256
+
+            self.models["profile"] = file_sha256(cfg.model_profile)
         self._reference = None
         if cfg.settle.reference_image is not None:
             image = cv2.imread(str(cfg.settle.reference_image), cv2.IMREAD_GRAYSCALE)

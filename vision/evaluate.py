@@ -38,7 +38,6 @@ def evaluate_folder(reader, folder: Path) -> Result:
         try:
             frame = load_image(item.image)
         except ImageError:
-            score.errors += 1
             score.unreadable.append(item.image.name)
             score.unread_labelled += len(item.faces)
             continue
@@ -50,6 +49,6 @@ def evaluate_folder(reader, folder: Path) -> Result:
         else:
             dice = reader.read(frame)
             score.add(item.image.name, dice.centers, dice.face, item.boxes, item.faces)
-    if score.images == 0 and score.errors == 0:  # rates of nothing would read as 0 %
+    if score.images == 0 and not score.unreadable:  # rates of nothing would read as 0 %
         raise ValueError(f"{folder}: no images to score ({', '.join(sorted(IMAGE_EXT))})")
     return Result(score)

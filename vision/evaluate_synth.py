@@ -75,7 +75,6 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
         try:
             frame = load_image(path.parent / rec.image)
         except ImageError:
-            score.errors += 1
             score.unreadable.append(rec.image)
             score.unread_labelled += len(rec.dice)
             continue

@@ -46,7 +46,6 @@ class Score:
     found: int = 0
     face_right: int = 0
     false_detections: int = 0
-    errors: int = 0
     hidden: int = 0  # labelled dice left out as unreadable (synthetic: mostly hidden)
     # Images that could not be decoded, and the dice labelled on them: not in the rates
     # (no reader could read them), but named, so a broken file does not pass unseen.
@@ -77,7 +76,7 @@ class Score:
             "face_right": self.face_right, "found_rate": self.found / n,
             "read_right_rate": self.face_right / n,
             "false_per_image": self.false_detections / max(self.images, 1),
-            "unreadable_images": self.errors, "unreadable": list(self.unreadable),
+            "unreadable_images": len(self.unreadable), "unreadable": list(self.unreadable),
             "labelled_in_unreadable_images": self.unread_labelled,
             "hidden_not_scored": self.hidden,
             "confusion": self.confusion.tolist(),
