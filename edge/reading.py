@@ -189,11 +189,15 @@ class Reading:
         roll_id = str(uuid.uuid4())
         faces = list(v.faces)[:MAX_FACES]
         confidences = [min(1.0, max(0.0, float(c))) for c in v.confidences][:MAX_FACES]
+        status_of: dict = {}
+        for r in v.reasons:  # strictest first: a code's first finding gives its call
+            status_of.setdefault((r.code, r.section), r.status)
         body: dict = {
             "roll_id": roll_id, "seq": seq, "verdict": v.status, "faces": faces,
             # Each finding once: the body carries no die numbers, so ten dice held for the
             # same reason would be ten equal entries, and past 20 the rest were cut.
-            "reasons": [{"code": code[:64], "section": section[:64]}
+            "reasons": [{"code": code[:64], "section": section[:64],
+                         "status": status_of[code, section]}
                         for code, section in reason_counts(v)][:20],
             "confidences": confidences,
             "evidence": {"clean_sha256": ev.clean_sha256,

@@ -15,6 +15,9 @@ RollStatus = Literal["settled", "no_roll", "held", "queued"]
 class Reason(Strict):
     code: str = Field(min_length=1, max_length=64, description="e.g. cocked, die_on_die.")
     section: str = Field("", max_length=64, description="The rule, e.g. 623a.8(b).")
+    status: Verdict | None = Field(None, description="The call this finding makes on its "
+                                   "own; a `valid` roll with a finding that calls `no_roll` "
+                                   "or `needs_review` is held for review.")
 
 
 class Evidence(Strict):

@@ -37,7 +37,12 @@ __all__ = ["Batch", "Intake", "Posted", "RollIn", "apply_batch", "intake", "prep
 
 
 def body_hash(roll: RollIn) -> str:
-    return hashlib.sha256(audit.canonical(roll.model_dump(mode="json")).encode()).hexdigest()
+    body = roll.model_dump(mode="json")
+    # A reason's `status` came later: a reason without one hashes as it did before, so a
+    # roll stored by an older service is still its own replay, not a 409.
+    body["reasons"] = [{k: v for k, v in r.items() if k != "status" or v is not None}
+                       for r in body["reasons"]]
+    return hashlib.sha256(audit.canonical(body).encode()).hexdigest()
 
 
 @dataclass

@@ -142,7 +142,7 @@ class Batch:
         roll, device_id = post.roll, device.id
         seq = self._sequence(device, roll.seq)
         table.arrivals += 1
-        reasons = [r.model_dump() for r in roll.reasons]
+        reasons = [r.model_dump(exclude_none=True) for r in roll.reasons]
         received = now()
         row = Record(roll_id=roll.roll_id, table_id=table.id, device_id=device_id,
                      seq=roll.seq, arrival=table.arrivals, round_no=table.round_no,
@@ -226,6 +226,25 @@ CALL_SECTION = {"craps": "623a.9(c)", "mini-craps": "623a.9(c)",
                 "high-roll-dice-6": "675a.6(h)"}
 
 
+# The verdict's findings that never leave a roll valid, in any game (docs/verdicts.md's
+# table; phase_unknown is the edge's). A device that calls a roll `valid` and also reports
+# one of these (or a finding whose own status is not `valid`) contradicts itself, and no
+# settlement may rest on a die its own reader voided or doubted: a person decides.
+NOT_VALID_CODES = frozenset({
+    "die_missing", "die_on_die", "off_floor", "cocked", "cocked_void", "cocked_near_edge",
+    "extra_object", "low_confidence", "readings_disagree", "reading_invalid",
+    "die_partly_hidden", "on_zone_edge", "phase_unknown"})
+
+
+def contradicting(roll: RollIn) -> list[str]:
+    """The codes of `roll`'s findings that a `valid` call contradicts."""
+    if roll.verdict != "valid":
+        return []
+    return [r.code for r in roll.reasons
+            if r.code in NOT_VALID_CODES or r.code.startswith("rest_on_")
+            or r.status not in (None, "valid")]
+
+
 def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[audit.Pending],
             tally: Tally, state_of: Callable[[Record], Any]) -> tuple[Any, dict | None]:
     """Settles, records or holds the roll; returns (new state or None, hold reason)."""
@@ -236,10 +255,12 @@ def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[au
         hold = {"code": f"sequence_{seq['status']}", "section": CALL_SECTION[table.game]}
     elif roll.verdict == "needs_review":
         hold = {"code": "needs_review", "section": CALL_SECTION[table.game]}
+    elif contradicting(roll):
+        hold = {"code": "verdict_contradicts_reasons", "section": CALL_SECTION[table.game]}
     if hold is None and roll.verdict == "no_roll":
         row.status = "no_roll"
         events.append(audit.Pending(table.id, "no_roll", {"roll_id": row.roll_id,
-                                                          "reasons": [r.model_dump() for r
+                                                          "reasons": [r.model_dump(exclude_none=True) for r
                                                                       in roll.reasons]}))
         return None, None
     if hold is None and table.held_rolls:

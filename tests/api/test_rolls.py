@@ -155,3 +155,56 @@ def test_confirming_a_held_no_roll_settles_nothing_623a_8_b(hb):
     assert r.json()["status"] == "no_roll" and r.json()["settlement"] is None
     wagers = hb.client.get(f"/v1/tables/{table}/wagers", headers=hb.auth()).json()
     assert [w["name"] for w in wagers] == ["pass"]  # the point of 6 stands: no seven-out
+
+
+@pytest.mark.parametrize("reason", [
+    {"code": "cocked", "section": "668a.3(h)"},  # the verdict's code, sent without a status
+    {"code": "rest_on_bank_chips", "section": "623a.8(c)(3)"},
+    {"code": "tray_glare", "section": "", "status": "needs_review"},  # a device's own finding
+])
+def test_a_valid_roll_whose_own_findings_void_or_doubt_it_is_held(hb, reason):
+    # "No settlement may rest on a cocked, stacked, hidden or misread die" (issue 6): a
+    # device that calls a roll valid and reports a finding that makes it a no roll or a
+    # review contradicts itself. A person decides; the wager is untouched until then.
+    table, device = _table_with_pass(hb)
+    held = hb.post_roll(table, device, hb.body(1, (3, 4), reasons=[reason])).json()
+    assert held["status"] == "held" and held["settlement"] is None
+    assert held["reasons"][-1] == {"code": "verdict_contradicts_reasons",
+                                   "section": "623a.9(c)"}
+    assert reason in held["reasons"]
+    r = hb.client.post(f"/v1/rolls/{held['roll_id']}/review", headers=hb.auth("surveillance"),
+                       json={"action": "no_roll", "note": "the die was cocked"})
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "no_roll"
+    wagers = hb.client.get(f"/v1/tables/{table}/wagers", headers=hb.auth()).json()
+    assert [(w["name"], w["amount"]) for w in wagers] == [("pass", 1000)]
+
+
+def test_a_valid_roll_with_findings_that_leave_it_valid_settles(hb):
+    # cocked_counts (623a.9(b)) and a stacked flag with nothing beneath are recorded on a
+    # valid call; they do not hold it.
+    table, device = _table_with_pass(hb)
+    reasons = [{"code": "cocked_counts", "section": "623a.9(b)", "status": "valid"},
+               {"code": "stacked_flag_alone", "section": "623a.8(b)"}]
+    roll = hb.post_roll(table, device, hb.body(1, (3, 4), reasons=reasons)).json()
+    assert roll["status"] == "settled"
+    assert roll["settlement"]["lines"][0]["result"] == "win"
+
+
+def test_a_reason_without_a_status_hashes_as_before_statuses_existed():
+    # A roll stored before reasons had a status must still be its own replay (200), not a
+    # different body (409 roll_id_conflict).
+    import hashlib
+
+    from dicecall.api import audit
+    from dicecall.api.schemas.rolls import RollIn
+    from dicecall.api.services.rolls import body_hash
+    body = {"roll_id": str(uuid.uuid4()), "seq": 3, "verdict": "no_roll", "faces": [3],
+            "reasons": [{"code": "die_missing", "section": "623a.8(b)"}],
+            "confidences": [0.99], "captured_at": None,
+            "evidence": {"clean_sha256": "a" * 64, "annotated_sha256": "b" * 64,
+                         "clean_jpeg_b64": None, "annotated_jpeg_b64": None}}
+    before = hashlib.sha256(audit.canonical(body).encode()).hexdigest()
+    assert body_hash(RollIn(**body)) == before
+    body["reasons"][0]["status"] = "no_roll"
+    assert body_hash(RollIn(**body)) != before

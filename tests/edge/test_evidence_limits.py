@@ -59,7 +59,8 @@ def _roll(reading: Reading, image: np.ndarray) -> dict:
 
 def test_each_finding_is_in_the_body_once(tmp_path, kit):
     body = _roll(_reading(tmp_path, kit), _noisy(240, 320))
-    assert body["reasons"] == [{"code": "low_confidence", "section": "623a.9(c)"}]
+    assert body["reasons"] == [{"code": "low_confidence", "section": "623a.9(c)",
+                                "status": "needs_review"}]
 
 
 def test_evidence_over_the_service_limit_is_encoded_again_smaller(tmp_path, kit):
