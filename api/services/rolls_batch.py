@@ -259,9 +259,9 @@ def _decide(table: Record, row: Record, roll: RollIn, seq: dict, events: list[au
         hold = {"code": "verdict_contradicts_reasons", "section": CALL_SECTION[table.game]}
     if hold is None and roll.verdict == "no_roll":
         row.status = "no_roll"
+        reasons = [r.model_dump(exclude_none=True) for r in roll.reasons]
         events.append(audit.Pending(table.id, "no_roll", {"roll_id": row.roll_id,
-                                                          "reasons": [r.model_dump(exclude_none=True) for r
-                                                                      in roll.reasons]}))
+                                                          "reasons": reasons}))
         return None, None
     if hold is None and table.held_rolls:
         row.status = "queued"  # behind a held roll: settled in order after its review
