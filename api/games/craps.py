@@ -17,7 +17,10 @@ from .model import RETURNED, Change, Line, Placement, Wager, check_amount, evolv
 
 _FLAT_OF = {"pass_odds": "pass", "dont_pass_odds": "dont_pass",
             "come_odds": "come", "dont_come_odds": "dont_come"}
-_ONOFF = ("one_roll", "place", "hardway")
+# The on/off marker exists for Place, Hardway, Buy and Lay Bets only (623a.3(a)(5)-(10),
+# (41), (42)); a one-roll wager is decided by the roll immediately following its placement
+# (623a.3(a)(11)-(39)), so it can never be "off".
+_ONOFF = ("place", "hardway")
 
 
 def new_table(options: CrapsOptions | None = None) -> CrapsState:
@@ -66,7 +69,8 @@ def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
     amount = wager.amount
     # Most of a layout is one-roll wagers: any time, no fee, limits and units only. Anything
     # this fast path does not accept goes through every check below for the refusal.
-    if spec is not None and spec.kind == "one_roll" and type(amount) is int:
+    if (spec is not None and spec.kind == "one_roll" and type(amount) is int
+            and wager.working is None):
         step = spec.extra.get("step") or _one_roll_step(spec, o.prop_unit)
         if o.table_min <= amount <= o.table_max and not amount % step:
             return wager, 0
@@ -75,6 +79,8 @@ def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
         refuse_unknown(o.specs, wager, f"this {o.game} table", "623a.3(a)")
     _check_timing(state, wager, spec)
     _check_amount(state, wager, spec)
+    if spec.kind == "one_roll" and wager.working is not None:
+        raise _no_marker(wager.name, spec)
     if spec.kind == "fire":
         wager = evolve(wager, shooter=state.shooter, progress=0)
     elif spec.kind in ("bonus", "line") and (wager.progress or wager.point is not None):
@@ -231,11 +237,19 @@ def set_working(state: CrapsState, wager_id: str, working: bool | None) -> Craps
     w = state.wager(wager_id)
     if w is None:
         raise WagerRefused("unknown_id", f"no wager {wager_id!r} on the table")
-    kind = state.options.specs[(w.name, w.params)].kind
-    if kind not in _ONOFF and w.name != "come_odds":
+    spec = state.options.specs[(w.name, w.params)]
+    if spec.kind == "one_roll":
+        raise _no_marker(w.name, spec)
+    if spec.kind not in _ONOFF and w.name != "come_odds":
         raise WagerRefused("no_marker", f"{w.name} takes no on/off marker", "623a.3(a)")
     return state.with_wagers(tuple(evolve(x, working=working) if x.id == wager_id else x
                                    for x in state.wagers))
+
+
+def _no_marker(name: str, spec) -> WagerRefused:
+    return WagerRefused("no_marker", f"{name} is a one-roll wager: it is decided by the roll "
+                        "immediately following its placement and cannot be turned on or off",
+                        f"{spec.section}, 623a.3(a)(11)-(39)")
 
 
 def change_shooter(state: CrapsState) -> CrapsState:

@@ -77,7 +77,10 @@ def settle(state: CrapsState, faces) -> Settlement:
         kind = spec.kind
         line = None
         nw = w
-        if w.working is False and kind in ("one_roll", "place", "hardway"):
+        # Only Place, Hardway, Buy and Lay Bets take an "off" marker (623a.3(a)(5)-(10),
+        # (41),(42)); a one-roll wager is decided by this roll whatever a stored state says
+        # (623a.3(a)(11)-(39)).
+        if w.working is False and kind in ("place", "hardway"):
             keep.append(w)
             continue
         if kind == "one_roll":

@@ -202,3 +202,37 @@ def test_place_many_is_all_or_nothing_and_counts_its_own_wagers():
     with pytest.raises(WagerRefused, match=r"623a\.6\(e\)"):  # 2000 + 1001 > 3x the flat
         craps.place_many(state, [Wager.of("f", "field", 500), Wager.of("o2", "pass_odds", 1001)])
     assert state.wager("f") is None
+
+
+@pytest.mark.parametrize("working", [False, True, None])
+def test_one_roll_wagers_take_no_on_off_marker_623a_3_a_11_39(working):
+    """623a.3(a)(11)-(39): a one-roll wager wins or loses "on the roll immediately following
+    placement"; the on/off marker is given to Place, Hardway, Buy and Lay Bets only
+    ((5)-(10), (41), (42))."""
+    state = table(Wager.of("a", "any_seven", 500), Wager.of("h", "hop", 500, dice=[1, 3]))
+    for wager_id in ("a", "h"):
+        with pytest.raises(WagerRefused, match=r"623a\.3\(a\)\(11\)-\(39\)") as err:
+            craps.set_working(state, wager_id, working)
+        assert err.value.code == "no_marker"
+    placed_off = Wager("x", "field", 500, working=working)
+    if working is None:
+        craps.place(state, placed_off)
+    else:
+        with pytest.raises(WagerRefused, match="no_marker"):
+            craps.place(state, placed_off)
+
+
+def test_a_one_roll_wager_marked_off_in_a_stored_state_is_still_decided_623a_3_a_12():
+    """A state written before markers were refused still settles the wager on the next roll."""
+    state = table(Wager.of("a", "any_seven", 500))
+    state = state.with_wagers(tuple(w._replace(working=False) for w in state.wagers))
+    result = craps.settle(state, (2, 3))
+    assert [(x.wager_id, x.result) for x in result.lines] == [("a", "lose")]
+    assert result.state.wagers == ()
+
+
+def test_place_and_hardway_still_take_the_off_marker_623a_3_a_5_7():
+    state = table(Wager.of("p", "place_to_win", 600, number=6),
+                  Wager.of("h", "hardway", 500, number=6), rolls=[POINT[4]])
+    state = craps.set_working(craps.set_working(state, "p", False), "h", False)
+    assert craps.settle(state, (3, 3)).lines == ()
