@@ -29,8 +29,10 @@ _ONE_ROLL = [
     ("craps_three", "Craps Three Bet", "15 to 1", "(15)", 1),
     ("craps_twelve", "Craps Twelve Bet", "30 to 1", "(16)", 1),
     ("eleven", "11 in One Roll Bet", "15 to 1", "(17)", 1),
+    # 623a.3(a)(18), 623a.5(b) set no unit size (unlike (19)-(21)): any amount whose two
+    # halves are whole cents, which `_share_step` enforces.
     ("c_and_e", "Craps-Eleven (C and E) Bet", "half at 7 to 1, half at 15 to 1 (623a.5(b))",
-     "(18)", 2),
+     "(18)", 1),
     ("horn", "Horn Bet", "quarters at 30/15/15/30 to 1 (623a.5(c)); units of four", "(19)", 4),
     ("whirl", "Whirl Bet", "four units Horn, one unit Any Seven (623a.5(e)); units of five",
      "(21)", 5),

@@ -114,6 +114,8 @@ REFUSALS = [
     ("623a.3(b)(2) maximum", Wager.of("x", "field", 500_001), [], "outside_limits"),
     ("623a.3(a)(19) units of four", Wager.of("x", "horn", 1000), [], "wrong_units"),
     ("623a.3(a)(21) units of five", Wager.of("x", "whirl", 800), [], "wrong_units"),
+    ("623a.5(b) C and E halves in whole cents", Wager.of("x", "c_and_e", 501), [],
+     "wrong_units"),
     ("623a.11(b)(1) fire over $5", Wager.of("x", "fire", 600), [], "outside_limits"),
     ("623a.11(b)(1) fire $1 steps", Wager.of("x", "fire", 250), [], "outside_limits"),
     ("623a.11(a)(1) fire after first roll", Wager.of("x", "fire", 500), [(5, 6)], "bet_closed"),

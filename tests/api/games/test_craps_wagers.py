@@ -90,6 +90,9 @@ CASES = [
     # 623a.5(b)-(e) split wagers: the winning share is paid, the rest collected
     ("623a.5(b) C and E on 11", "c_and_e", {}, 1000, [], [(5, 6)], "win", 7500),
     ("623a.5(b) C and E on 3", "c_and_e", {}, 1000, [], [(1, 2)], "win", 3500),
+    # 623a.3(a)(18) sets no unit size: $5 and $7 are C and E Bets ($2.50 / $3.50 halves)
+    ("623a.3(a)(18) C and E $5 on 11", "c_and_e", {}, 500, [], [(6, 5)], "win", 3750),
+    ("623a.3(a)(18) C and E $7 on 12", "c_and_e", {}, 700, [], [(6, 6)], "win", 2450),
     ("623a.5(c) horn on 12", "horn", {}, 800, [], [(6, 6)], "win", 6000),
     ("623a.5(c) horn on 3", "horn", {}, 800, [], [(1, 2)], "win", 3000),
     ("623a.3(a)(19)(ii) horn on 7", "horn", {}, 800, [], [(1, 6)], "lose", 0),
