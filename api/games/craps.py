@@ -13,7 +13,17 @@ from .craps_rules import LAY
 from .craps_settle import settle
 from .craps_state import CrapsState
 from .errors import WagerRefused
-from .model import RETURNED, Change, Line, Placement, Wager, check_amount, evolve, refuse_unknown
+from .model import (
+    RETURNED,
+    Change,
+    Line,
+    Placement,
+    Wager,
+    check_amount,
+    check_seat,
+    evolve,
+    refuse_unknown,
+)
 
 _FLAT_OF = {"pass_odds": "pass", "dont_pass_odds": "dont_pass",
             "come_odds": "come", "dont_come_odds": "dont_come"}
@@ -65,6 +75,10 @@ def place_many(state: CrapsState, wagers) -> tuple[CrapsState, list[Wager], list
 def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
     """Every placement rule but the duplicate id; returns the wager as stored and its fee."""
     o = state.options
+    # 623a.4(e): only seated players wager at Mini-Craps (nine seats, 623a.2(c)); at Craps,
+    # a wager belongs to one of the table's player positions.
+    check_seat(wager.seat, o.seats, "623a.2(c), 623a.4(e)" if o.game == "mini-craps"
+               else "623a.2")
     spec = o.spec(wager.name, wager.params)
     amount = wager.amount
     # Most of a layout is one-roll wagers: any time, no fee, limits and units only. Anything

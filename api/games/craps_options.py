@@ -10,6 +10,11 @@ from .craps_catalog import craps_specs
 from .craps_rules import POINTS
 from .errors import OptionsRefused
 
+MINI_CRAPS_SEATS = 9  # 623a.2(c): seating locations for a maximum of nine players
+# 623a sets no number of positions at a Craps table; the default is the service's player
+# positions 0-20 (api/schemas/wagers.py), a table may configure fewer.
+CRAPS_SEATS = 21
+
 
 @dataclass(frozen=True)
 class CrapsOptions:
@@ -31,6 +36,8 @@ class CrapsOptions:
         bonus_craps: whether Bonus Craps is offered (623a.12).
         come_odds_on_comeout: whether Come Bet odds work on the come out roll; the regulation
             is silent and most houses leave them off (returned on a come out 7).
+        seats: player positions 0..seats-1; None takes 9 at Mini-Craps (623a.2(c), at most
+            9) and `CRAPS_SEATS` at Craps.
     """
 
     game: str = "craps"
@@ -49,6 +56,7 @@ class CrapsOptions:
     fire: str | None = "A"
     bonus_craps: bool = True
     come_odds_on_comeout: bool = False
+    seats: int | None = None
 
     def __post_init__(self) -> None:
         def refuse(message: str, section: str) -> None:
@@ -72,6 +80,15 @@ class CrapsOptions:
             refuse("vigorish numbers must be box numbers", "623a.5(g)(3)")
         if self.fire not in (None, "A", "B"):
             refuse("fire pay table must be 'A', 'B' or None", "623a.5(f)")
+        mini = self.game == "mini-craps"
+        if self.seats is None:
+            object.__setattr__(self, "seats", MINI_CRAPS_SEATS if mini else CRAPS_SEATS)
+        if isinstance(self.seats, bool) or not isinstance(self.seats, int) or self.seats < 1:
+            refuse(f"seats must be a positive number of player positions, got {self.seats!r}",
+                   "623a.2")
+        if mini and self.seats > MINI_CRAPS_SEATS:
+            refuse(f"a Mini-Craps table seats at most {MINI_CRAPS_SEATS} players, got "
+                   f"{self.seats}", "623a.2(c)")
 
     @cached_property
     def specs(self) -> dict:

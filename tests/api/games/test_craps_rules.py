@@ -238,3 +238,55 @@ def test_place_and_hardway_still_take_the_off_marker_623a_3_a_5_7():
                   Wager.of("h", "hardway", 500, number=6), rolls=[POINT[4]])
     state = craps.set_working(craps.set_working(state, "p", False), "h", False)
     assert craps.settle(state, (3, 3)).lines == ()
+
+
+MINI = CrapsOptions(game="mini-craps")
+
+
+@pytest.mark.parametrize(("options", "seat", "ok"), [
+    pytest.param(MINI, 0, True, id="623a.2(c)-mini-first-seat"),
+    pytest.param(MINI, 8, True, id="623a.2(c)-mini-ninth-seat"),
+    pytest.param(MINI, 9, False, id="623a.2(c)-mini-no-tenth-seat"),
+    pytest.param(MINI, 10_000, False, id="623a.4(e)-mini-only-seated-players"),
+    pytest.param(MINI, -3, False, id="623a.4(e)-mini-negative"),
+    pytest.param(MINI, True, False, id="mini-bool-is-not-a-seat"),
+    pytest.param(None, 20, True, id="623a.2-craps-default-positions-0-20"),
+    pytest.param(None, 21, False, id="623a.2-craps-past-the-positions"),
+    pytest.param(None, -1, False, id="623a.2-craps-negative"),
+    pytest.param(CrapsOptions(seats=12), 11, True, id="623a.2-craps-configured-last"),
+    pytest.param(CrapsOptions(seats=12), 12, False, id="623a.2-craps-configured-past"),
+])
+def test_the_seat_is_one_of_the_tables_positions(options, seat, ok):
+    """623a.2(c): Mini-Craps seats at most nine players; 623a.4(e): only they may wager.
+    A Craps table's positions are its configured `seats` (the chapter sets no number)."""
+    state = table(options=options)
+    wagers = [Wager.of("p", "pass", 500, seat=seat), Wager.of("f", "field", 500, seat=seat)]
+    for wager in wagers:  # the line bet path and the one-roll fast path
+        if ok:
+            assert craps.place(state, wager).wager.seat == seat
+        else:
+            with pytest.raises(WagerRefused, match=r"623a\.2") as err:
+                craps.place(state, wager)
+            assert err.value.code == "bad_seat"
+    if not ok:
+        with pytest.raises(WagerRefused, match="bad_seat"):
+            craps.place_many(state, wagers)
+
+
+@pytest.mark.parametrize("options", [{"game": "mini-craps", "seats": 10}, {"seats": 0},
+                                     {"seats": -1}, {"seats": "9"}])
+def test_seat_counts_outside_the_regulation_are_refused_623a_2_c(options):
+    with pytest.raises(OptionsRefused):
+        CrapsOptions(**options)
+
+
+def test_seats_default_per_game_and_survive_storage():
+    from dicecall.api.games import serialize
+
+    assert (MINI.seats, CrapsOptions().seats, CrapsOptions(game="mini-craps", seats=6).seats) \
+        == (9, 21, 6)
+    for options in (MINI, CrapsOptions(seats=14)):
+        game = options.game
+        again = serialize.options_from_json(game, serialize.options_to_json(options))
+        assert again == options
+    assert serialize.options_from_json("mini-craps", {}).seats == 9  # a table stored before
