@@ -45,7 +45,8 @@ def place(state: CrapsState, wager: Wager) -> Placement:
     """
     if state.has_wager(wager.id):
         raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
-    wager, fee = _admit(state, wager)
+    key = _spot(state, wager)
+    wager, fee = _admit(state, wager, _on_spot(state.wagers, key))
     return Placement(state.with_wagers((*state.wagers, wager)), wager, fee)
 
 
@@ -59,12 +60,22 @@ def place_many(state: CrapsState, wagers) -> tuple[CrapsState, list[Wager], list
     on_table = list(state.wagers)
     ids = {w.id for w in on_table}
     placed, fees = [], []
+    # The seat's cents on each spot, this batch's wagers included, so a batch is held to
+    # the same per-seat limits as wagers placed one by one.
+    totals: dict[tuple, int] = {}
+    for w in on_table:
+        if w.point is None:
+            key = (w.seat, w.name, w.params, w.shooter if w.name == "fire" else None)
+            totals[key] = totals.get(key, 0) + w.amount
     for wager in wagers:
         if wager.id in ids:
             raise WagerRefused("duplicate_id", f"wager id {wager.id!r} is already on the table")
         # Odds are checked against the flat bets placed so far, this batch's included.
         view = state.with_wagers(tuple(on_table)) if wager.name in _FLAT_OF else state
-        wager, fee = _admit(view, wager)
+        key = _spot(state, wager)
+        have = totals.get(key, 0)
+        wager, fee = _admit(view, wager, have)
+        totals[key] = have + wager.amount
         on_table.append(wager)
         ids.add(wager.id)
         placed.append(wager)
@@ -72,8 +83,26 @@ def place_many(state: CrapsState, wagers) -> tuple[CrapsState, list[Wager], list
     return state.with_wagers(tuple(on_table)), placed, fees
 
 
-def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
-    """Every placement rule but the duplicate id; returns the wager as stored and its fee."""
+def _spot(state: CrapsState, w: Wager) -> tuple:
+    """Where a new wager goes for the seat's limits: seat, name and params, and for a Fire
+    Bet the shooter it is for (623a.11(a)(1))."""
+    return (w.seat, w.name, w.params, state.shooter if w.name == "fire" else None)
+
+
+def _on_spot(wagers, key: tuple) -> int:
+    """Cents the seat already has on the spot `key` (see `_spot`). A Come or Don't Come Bet
+    moved to its come point has left the Come area, so it is not counted (623a.3(a)(3),(4))."""
+    seat, name, params, shooter = key
+    return sum(x.amount for x in wagers
+               if x.seat == seat and x.name == name and x.params == params and x.point is None
+               and (shooter is None or x.shooter == shooter))
+
+
+def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
+    """Every placement rule but the duplicate id; returns the wager as stored and its fee.
+
+    `have` is the cents the seat already has on the wager's spot (`_on_spot`).
+    """
     o = state.options
     # 623a.4(e): only seated players wager at Mini-Craps (nine seats, 623a.2(c)); at Craps,
     # a wager belongs to one of the table's player positions.
@@ -92,6 +121,8 @@ def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
     if spec is None:
         refuse_unknown(o.specs, wager, f"this {o.game} table", "623a.3(a)")
     _check_timing(state, wager, spec)
+    if have and spec.kind in ("fire", "bonus"):
+        _refuse_increase(wager, spec)
     _check_amount(state, wager, spec)
     if spec.kind == "one_roll" and wager.working is not None:
         raise _no_marker(wager.name, spec)
@@ -100,6 +131,18 @@ def _admit(state: CrapsState, wager: Wager) -> tuple[Wager, int]:
     elif spec.kind in ("bonus", "line") and (wager.progress or wager.point is not None):
         wager = evolve(wager, progress=0, point=None)
     return wager, _upfront_vig(state, wager)
+
+
+def _refuse_increase(w: Wager, spec) -> None:
+    """A second Fire or Bonus Craps wager on a seat's spot would increase the first."""
+    if spec.kind == "fire":
+        # One Fire Bet area per player position (623a.2(d)(4)(i)), $1 to $5 a wager
+        # (623a.11(b)(1)), never increased (623a.4(c)(3)): a second one would be all three.
+        raise WagerRefused("duplicate_wager", f"seat {w.seat} already has a Fire Bet for "
+                           "this shooter; a Fire Bet is at most $5 and may not be increased",
+                           "623a.11(b)(1), 623a.4(c)(3), 623a.2(d)(4)(i)")
+    raise WagerRefused("duplicate_wager", f"seat {w.seat} already has an {w.name} wager up; "
+                       "a Bonus Craps wager may not be increased", "623a.4(c)(4), 623a.12(2)")
 
 
 def _check_timing(state: CrapsState, w: Wager, spec) -> None:

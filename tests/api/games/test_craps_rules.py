@@ -290,3 +290,44 @@ def test_seats_default_per_game_and_survive_storage():
         again = serialize.options_from_json(game, serialize.options_to_json(options))
         assert again == options
     assert serialize.options_from_json("mini-craps", {}).seats == 9  # a table stored before
+
+
+def test_one_fire_bet_per_seat_and_shooter_623a_11_b_1():
+    """623a.11(b)(1): at most $5; 623a.4(c)(3): never increased; 623a.2(d)(4)(i): one Fire
+    Bet area per player position. Three $5 Fire Bets on a seat were paid 3 x 24 to 1."""
+    state = table(Wager.of("f0", "fire", 500))
+    for second in (Wager.of("f1", "fire", 500), Wager.of("f1", "fire", 100)):
+        with pytest.raises(WagerRefused, match=r"623a\.11\(b\)\(1\)") as err:
+            craps.place(state, second)
+        assert err.value.code == "duplicate_wager"
+    with pytest.raises(WagerRefused, match="duplicate_wager"):
+        craps.place_many(table(), [Wager.of("a", "fire", 300), Wager.of("b", "fire", 200)])
+    state = craps.place(state, Wager.of("f1", "fire", 500, seat=1)).state  # another seat
+    rolls = [d for n in (4, 5, 6, 8) for d in (POINT[n], POINT[n])] + [POINT[5], (3, 4)]
+    for dice in rolls:  # four points made, then a loser 7
+        result = craps.settle(state, dice)
+        state = result.state
+    assert sorted((x.seat, x.paid) for x in result.lines) == [(0, 500 * 24), (1, 500 * 24)]
+
+
+def test_a_new_shooter_takes_a_new_fire_bet_from_the_seat_623a_11_a_1():
+    """The seat's pending Fire Bet belongs to the shooter who passed the dice (623a.11(a)(2));
+    the successor's Fire Bet is a new wager before his initial come out roll."""
+    state = craps.change_shooter(table(Wager.of("f0", "fire", 500)))
+    assert craps.place(state, Wager.of("f1", "fire", 500)).wager.shooter == 2
+
+
+@pytest.mark.parametrize("name", ["all_small", "all_tall", "all_or_nothing"])
+def test_one_bonus_craps_wager_of_a_kind_per_seat_623a_4_c_4(name):
+    """623a.4(c)(4): a Bonus Craps wager may not be increased at any time; a second one on
+    the seat's spot would be an increase. 623a.12(1): one or more of the three kinds."""
+    state = table(Wager.of("b0", name, 500))
+    with pytest.raises(WagerRefused, match=r"623a\.4\(c\)\(4\)") as err:
+        craps.place(state, Wager.of("b1", name, 500))
+    assert err.value.code == "duplicate_wager"
+    with pytest.raises(WagerRefused, match="duplicate_wager"):
+        craps.place_many(table(), [Wager.of("a", name, 500), Wager.of("b", name, 500)])
+    others = [n for n in ("all_small", "all_tall", "all_or_nothing") if n != name]
+    state, placed, _ = craps.place_many(state, [Wager.of("b1", name, 500, seat=1),
+                                                *(Wager.of(n, n, 500) for n in others)])
+    assert len(placed) == 3
