@@ -115,7 +115,7 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
     if (spec is not None and spec.kind == "one_roll" and type(amount) is int
             and wager.working is None):
         step = spec.extra.get("step") or _one_roll_step(spec, o.prop_unit)
-        if o.table_min <= amount <= o.table_max and not amount % step:
+        if o.table_min <= amount and have + amount <= o.table_max and not amount % step:
             return wager, 0
     check_amount(amount)
     if spec is None:
@@ -123,7 +123,7 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
     _check_timing(state, wager, spec)
     if have and spec.kind in ("fire", "bonus"):
         _refuse_increase(wager, spec)
-    _check_amount(state, wager, spec)
+    _check_amount(state, wager, spec, have)
     if spec.kind == "one_roll" and wager.working is not None:
         raise _no_marker(wager.name, spec)
     if spec.kind == "fire":
@@ -179,7 +179,8 @@ def _flat_for_odds(state: CrapsState, w: Wager) -> int:
     return total
 
 
-def _check_amount(state: CrapsState, w: Wager, spec) -> None:
+def _check_amount(state: CrapsState, w: Wager, spec, have: int = 0) -> None:
+    """Limits and units; `have` is what the seat already has on the same spot."""
     o = state.options
     if spec.kind == "fire":  # 623a.11(b)(1): $1 to $5 in $1 increments, whatever the table
         lo, hi = spec.limits
@@ -193,6 +194,13 @@ def _check_amount(state: CrapsState, w: Wager, spec) -> None:
     if not o.table_min <= w.amount <= o.table_max:
         raise WagerRefused("outside_limits", f"amount {w.amount} is outside the table "
                            f"limits {o.table_min}-{o.table_max}", "623a.3(b), 623a.5(j)")
+    # Chips added to a seat's bet on the same spot make one bigger bet: the maximum
+    # (623a.3(b)(2), 623a.5(j)) holds for the seat's total, or splitting evades it (and,
+    # on a line bet, multiplies the odds allowed behind it, 623a.6(e)).
+    if have + w.amount > o.table_max:
+        raise WagerRefused("outside_limits", f"seat {w.seat} has {have} on {w.name}; with "
+                           f"{w.amount} more it would exceed the table maximum "
+                           f"{o.table_max}", "623a.3(b)(2), 623a.5(j)")
     if spec.units > 1 and w.amount % (spec.units * o.prop_unit):
         raise WagerRefused("wrong_units", f"{w.name} is placed in units of {spec.units} "
                            f"(of {o.prop_unit} cents)", spec.section)

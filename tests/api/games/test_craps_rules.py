@@ -331,3 +331,59 @@ def test_one_bonus_craps_wager_of_a_kind_per_seat_623a_4_c_4(name):
     state, placed, _ = craps.place_many(state, [Wager.of("b1", name, 500, seat=1),
                                                 *(Wager.of(n, n, 500) for n in others)])
     assert len(placed) == 3
+
+
+TOP = CrapsOptions(table_min=500, table_max=500_000)
+SPLITS = [
+    ("623a.3(b)(2) pass line", Wager.of("a", "pass", 500_000), Wager.of("b", "pass", 500), []),
+    ("623a.3(b)(2) place 8", Wager.of("a", "place_to_win", 300_000, number=8),
+     Wager.of("b", "place_to_win", 300_000, number=8), [POINT[4]]),
+    ("623a.3(b)(2) hard 8", Wager.of("a", "hardway", 250_000, number=8),
+     Wager.of("b", "hardway", 250_500, number=8), [POINT[4]]),
+    ("623a.3(b)(2) lay 4", Wager.of("a", "lay", 400_000, number=4),
+     Wager.of("b", "lay", 100_500, number=4), [POINT[4]]),
+    ("623a.5(j) field, the one-roll fast path", Wager.of("a", "field", 499_600),
+     Wager.of("b", "field", 500), []),
+    ("623a.5(j) hop 1-3", Wager.of("a", "hop", 500_000, dice=[1, 3]),
+     Wager.of("b", "hop", 500, dice=[3, 1]), []),
+    ("623a.5(j) come area", Wager.of("a", "come", 500_000), Wager.of("b", "come", 500),
+     [POINT[4]]),
+]
+
+
+@pytest.mark.parametrize(("first", "second", "rolls"), [c[1:] for c in SPLITS],
+                         ids=[c[0] for c in SPLITS])
+def test_the_maximum_holds_for_the_seats_total_on_a_spot(first, second, rolls):
+    """623a.3(b)(2), 623a.5(j): one bet split into several wagers on the same spot is still
+    over the posted maximum; another seat, or the same seat up to the maximum, is not."""
+    empty = table(rolls=rolls, options=TOP)
+    state = craps.place(empty, first).state
+    with pytest.raises(WagerRefused, match=r"623a\.3\(b\)\(2\), 623a\.5\(j\)") as err:
+        craps.place(state, second)
+    assert err.value.code == "outside_limits"
+    with pytest.raises(WagerRefused, match="outside_limits"):
+        craps.place_many(empty, [first, second])
+    craps.place(state, second._replace(seat=1))
+    down = craps.reduce(state, "a", TOP.table_max - second.amount).state
+    assert craps.place(down, second).state.wager("b").amount == second.amount
+
+
+def test_a_split_pass_line_no_longer_multiplies_the_odds_623a_6_e():
+    """Two $5,000 Pass Bets were taken, then $30,000 of odds (3x the $10,000 'flat')."""
+    state = table(Wager.of("p1", "pass", 500_000), options=TOP)
+    with pytest.raises(WagerRefused, match="outside_limits"):
+        craps.place(state, Wager.of("p2", "pass", 500_000))
+    state = craps.settle(state, POINT[6]).state
+    with pytest.raises(WagerRefused, match=r"623a\.6\(e\)"):
+        craps.place(state, Wager.of("o", "pass_odds", 1_500_001))
+    craps.place(state, Wager.of("o", "pass_odds", 1_500_000))  # 623a.6(e): odds may pass it
+
+
+def test_a_come_bet_on_its_point_is_not_on_the_come_area_623a_3_a_3():
+    """A Come Bet moved to the 8 is a bet on the 8; a new Come Bet starts at the maximum."""
+    state = craps.place(table(rolls=[POINT[4]], options=TOP), Wager.of("c1", "come", 500_000))
+    state = craps.settle(state.state, POINT[8]).state
+    assert state.wager("c1").point == 8
+    state = craps.place(state, Wager.of("c2", "come", 500_000)).state
+    state, placed, _ = craps.place_many(state, [Wager.of("d1", "dont_come", 500_000)])
+    assert len(placed) == 1
