@@ -145,6 +145,10 @@ def review_roll(roll_id: RollId, body: ReviewIn, db: DbDep, broker: BrokerDep,
                 who: Annotated[Principal, Depends(require("surveillance"))]) -> dict:
     """Surveillance confirms, corrects or voids a held roll; it then settles (623a.9(c)).
 
+    Held rolls are decided in arrival order (the order the dice were thrown): while an
+    earlier roll of the table is held, 409 `earlier_roll_held` names it. After a review the
+    rolls queued behind settle, in arrival order, up to the next held roll.
+
     `correct` also applies to a settled roll while it is the table's latest change (no roll
     settled, held or queued after it, no wager or round change since): it is settled again
     from the state it settled against; otherwise 409 `superseded`.
