@@ -118,8 +118,9 @@ def _rolls(db, table_id: str, after: int, limit: int) -> list[dict]:
 @router.get("/tables/{table_id}/rolls", response_model=list[RollOut],
             responses=errors(401, 403, 404, 422))
 async def list_rolls(table_id: TableId, db: DbDep, _: Reader,
-                     after: Annotated[int, Query(ge=0, le=2**31, description="Arrival number "
-                                                 "to start after (paging).")] = 0,
+                     # rolls.arrival is an INTEGER: PostgreSQL refuses a larger operand.
+                     after: Annotated[int, Query(ge=0, le=2**31 - 1, description="Arrival "
+                                                 "number to start after (paging).")] = 0,
                      limit: Annotated[int, Query(ge=1, le=500)] = 100) -> list[dict]:
     """The table's rolls in arrival order, each with its settlement."""
     return await run_in_threadpool(_rolls, db, table_id, after, limit)
