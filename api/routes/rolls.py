@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Response
 from fastapi.exceptions import RequestValidationError
-from pydantic import ValidationError
+from pydantic import AfterValidator, ValidationError
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
@@ -31,7 +31,9 @@ from .openapi import request_body
 from .tables import Reader, TableId
 
 router = APIRouter(tags=["rolls"])
-RollId = Annotated[str, Path(pattern=UUID_PATTERN, description="The roll's UUID.")]
+# Rolls are keyed by the lower-case spelling of their UUID (schemas/rolls.py).
+RollId = Annotated[str, Path(pattern=UUID_PATTERN, description="The roll's UUID."),
+                   AfterValidator(str.lower)]
 
 
 @router.post("/tables/{table_id}/rolls", status_code=201, response_model=RollOut,
