@@ -70,13 +70,18 @@ def _decide_held(session: Session, table: Table, roll: Roll, action: str,
         raise ApiError(409, "not_held", f"roll {roll.roll_id} is {roll.status}, not held for "
                        "review", "623a.9(c)")
     _refuse_if_earlier_held(session, roll)
+    # Rolls queued before this one settle first. Since every review drains up to the next
+    # held roll there are none, except on a table reviewed before that rule (an earlier
+    # review left them queued behind this roll).
+    state = drain(session, table, load_state(table), events, tally)
+    session.flush()
+    _refuse_if_earlier_held(session, roll)  # one of them the engine refused is held now
     decided = faces if action == "correct" else json.loads(roll.faces_json)
     roll.review_json = json.dumps({"action": action, "faces": faces, "note": note,
                                    "by": who, "at": now()})
     events.append(audit.Pending(table.id, "review", {"roll_id": roll.roll_id,
                                                      "action": action, "faces": decided,
                                                      "by": who}))
-    state = load_state(table)
     # Confirming the camera confirms its call: a no roll held only because it arrived out
     # of order (sequence_reordered) must not settle the faces of the die it voided.
     if action == "no_roll" or (action == "confirm" and roll.verdict == "no_roll"):

@@ -70,3 +70,26 @@ def test_rolls_queued_behind_a_later_held_roll_wait_for_it(hb):
     after = _roll(hb, r3["roll_id"])
     assert after["status"] == "settled"
     assert after["settlement"]["lines"][0]["result"] == "win"  # the point 6 made
+
+
+def test_rolls_left_queued_before_a_held_roll_settle_before_it(hb):
+    """A table reviewed before the in-order rule could be left with R2 queued ahead of the
+    held R3 (R1 decided while R3 was held): reviewing R3 settles R2 first."""
+    from sqlalchemy import text
+
+    table = hb.table()
+    device = hb.device(table)
+    assert hb.wager(table, "pass", 1000).status_code == 201
+    r1 = hb.post_roll(table, device, hb.body(0, (2, 4), verdict="needs_review")).json()
+    r2 = hb.post_roll(table, device, hb.body(1, (5, 5))).json()
+    r3 = hb.post_roll(table, device, hb.body(2, (3, 4), verdict="needs_review")).json()
+    with hb.db.write() as session:  # R1 voided the old way: R2 stayed queued
+        session.execute(text("UPDATE rolls SET status = 'no_roll' WHERE roll_id = :r"),
+                        {"r": r1["roll_id"]})
+        session.execute(text("UPDATE dc_tables SET held_rolls = 1 WHERE id = :t"),
+                        {"t": table})
+    last = _review(hb, r3["roll_id"])
+    assert last.status_code == 200, last.text
+    assert _roll(hb, r2["roll_id"])["settlement"]["events"] == ["point_on:10"]
+    assert [(ln["name"], ln["result"]) for ln in last.json()["settlement"]["lines"]] == [
+        ("pass", "lose")]  # the seven-out after the point 10, not a come-out 7
