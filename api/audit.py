@@ -4,7 +4,13 @@ Each event stores its predecessor's hash and its own, the sha256 of the canonica
 (id, table, kind, payload, time, predecessor's hash). Ids are consecutive and the
 `chain_head` row holds the last id and hash, so `verify` can tell an edited row (its hash no
 longer recomputes), an inserted one (a successor's link or the head does not match) and a
-deleted one (a missing id, a broken link, or a head past the last row).
+deleted one (a missing id, a broken link, or a head past the last row). It also checks the
+rows the chain vouches for: rolls, their settlements and dealer calls (audit_rows.py).
+
+Its limit: whoever can write the database can delete the last events and move the head
+back to the new last row; nothing inside the database tells that from a shorter history.
+`verify` reports the head (id, hash) so an operator can record it elsewhere: a head
+recorded earlier that is no longer in the chain reveals the truncation.
 """
 
 from __future__ import annotations
@@ -109,6 +115,8 @@ class Report:
 
     checked: int = 0
     problems: list[str] = field(default_factory=list)
+    head_id: int = 0  # the chain head as found, to be recorded outside the database
+    head_hash: str = GENESIS
 
     @property
     def ok(self) -> bool:
@@ -116,8 +124,12 @@ class Report:
 
 
 def verify(session: Session, batch: int = 5000) -> Report:
-    """Walks the whole chain in id order and reports every inconsistency."""
+    """Walks the whole chain in id order and reports every inconsistency, then every roll
+    or dealer call row that no longer matches its latest event."""
+    from .audit_rows import RowIndex
+
     report = Report()
+    index = RowIndex()
     prev_id, prev_hash = 0, GENESIS
     last = 0
     while True:
@@ -127,6 +139,7 @@ def verify(session: Session, batch: int = 5000) -> Report:
             break
         for row in rows:
             _check_row(report, row, prev_id, prev_hash)
+            index.see(row)
             prev_id, prev_hash = row.id, row.hash
             report.checked += 1
         last = rows[-1].id
@@ -141,6 +154,8 @@ def verify(session: Session, batch: int = 5000) -> Report:
     elif head_hash != prev_hash:
         report.problems.append(f"event {prev_id}: differs from the chain head's hash "
                                "(last event replaced)")
+    report.head_id, report.head_hash = head_id, head_hash
+    index.check(session, report.problems)
     return report
 
 

@@ -142,7 +142,8 @@ def export_labels(
 
 @audit_app.command("verify")
 def verify() -> None:
-    """Walk the hash chain; name every edited, inserted or deleted event. Exit 1 if any."""
+    """Walk the hash chain; name every edited, inserted or deleted event and every roll,
+    settlement or dealer call that no longer matches it; print the head. Exit 1 if any."""
     from .audit import verify as run
 
     _, db = _db()
@@ -152,6 +153,9 @@ def verify() -> None:
         typer.echo(f"TAMPERED: {problem}")
     typer.echo(f"checked {report.checked} events: "
                f"{'chain intact' if report.ok else f'{len(report.problems)} problem(s)'}")
+    # Deleting the last events and moving the head back leaves a valid, shorter chain:
+    # only a head recorded outside the database (compare it next time) reveals that.
+    typer.echo(f"chain head: id {report.head_id} sha256 {report.head_hash}")
     raise typer.Exit(0 if report.ok else 1)
 
 

@@ -25,6 +25,7 @@ from ..events import STREAM_KINDS, stream
 from ..schemas.common import Face, Strict
 from ..services.evidence import path_for
 from ..services.tables import create_token
+from .events import event_position
 
 STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
 _FILES = {"console.js": "text/javascript", "labels.js": "text/javascript",
@@ -143,8 +144,9 @@ async def events(request: Request, db: DbDep, broker: BrokerDep, settings: Setti
                  _: Anyone) -> StreamingResponse:
     """The live stream for the console (cookie session), resumable with Last-Event-ID."""
     last = request.headers.get("last-event-id", "")
-    start = int(last) if last.isdigit() else int(request.query_params.get("after", "0")
-                                                 or 0)
+    after = request.query_params.get("after", "")
+    start = (event_position(last, "Last-Event-ID") if last
+             else event_position(after, "after") if after else 0)
     body = stream(db, broker, start, None, CONSOLE_KINDS, True, settings.sse_poll_s,
                   settings.sse_heartbeat_s, request.is_disconnected)
     return StreamingResponse(body, media_type="text/event-stream",

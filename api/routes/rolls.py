@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Response
 from fastapi.exceptions import RequestValidationError
-from pydantic import ValidationError
+from pydantic import AfterValidator, ValidationError
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
@@ -31,7 +31,9 @@ from .openapi import request_body
 from .tables import Reader, TableId
 
 router = APIRouter(tags=["rolls"])
-RollId = Annotated[str, Path(pattern=UUID_PATTERN, description="The roll's UUID.")]
+# Rolls are keyed by the lower-case spelling of their UUID (schemas/rolls.py).
+RollId = Annotated[str, Path(pattern=UUID_PATTERN, description="The roll's UUID."),
+                   AfterValidator(str.lower)]
 
 
 @router.post("/tables/{table_id}/rolls", status_code=201, response_model=RollOut,
@@ -118,8 +120,9 @@ def _rolls(db, table_id: str, after: int, limit: int) -> list[dict]:
 @router.get("/tables/{table_id}/rolls", response_model=list[RollOut],
             responses=errors(401, 403, 404, 422))
 async def list_rolls(table_id: TableId, db: DbDep, _: Reader,
-                     after: Annotated[int, Query(ge=0, le=2**31, description="Arrival number "
-                                                 "to start after (paging).")] = 0,
+                     # rolls.arrival is an INTEGER: PostgreSQL refuses a larger operand.
+                     after: Annotated[int, Query(ge=0, le=2**31 - 1, description="Arrival "
+                                                 "number to start after (paging).")] = 0,
                      limit: Annotated[int, Query(ge=1, le=500)] = 100) -> list[dict]:
     """The table's rolls in arrival order, each with its settlement."""
     return await run_in_threadpool(_rolls, db, table_id, after, limit)
@@ -144,6 +147,10 @@ async def get_roll(roll_id: RollId, db: DbDep, _: Reader) -> dict:
 def review_roll(roll_id: RollId, body: ReviewIn, db: DbDep, broker: BrokerDep,
                 who: Annotated[Principal, Depends(require("surveillance"))]) -> dict:
     """Surveillance confirms, corrects or voids a held roll; it then settles (623a.9(c)).
+
+    Held rolls are decided in arrival order (the order the dice were thrown): while an
+    earlier roll of the table is held, 409 `earlier_roll_held` names it. After a review the
+    rolls queued behind settle, in arrival order, up to the next held roll.
 
     `correct` also applies to a settled roll while it is the table's latest change (no roll
     settled, held or queued after it, no wager or round change since): it is settled again

@@ -24,7 +24,8 @@ def place_wager(table_id: TableId, body: WagerIn, db: DbDep, who: Operator) -> d
     """Places a wager; the engine refuses it with a code and the rule's section.
 
     409: the table's state forbids it now (e.g. `bet_closed` after "no more bets",
-    623a.4(a)); 422: the wager itself is wrong (unknown name, limits, units).
+    623a.4(a); `roll_pending` while a thrown roll is held or queued for review); 422: the
+    wager itself is wrong (unknown name, limits, units).
     """
     return svc.place(db, table_id, body.model_dump(), who.name)
 
@@ -33,7 +34,11 @@ def place_wager(table_id: TableId, body: WagerIn, db: DbDep, who: Operator) -> d
               responses=errors(401, 403, 404, 409, 422))
 def reduce_wager(table_id: TableId, wager_id: WagerId, body: ReduceIn, db: DbDep,
                  who: Operator) -> dict:
-    """Reduces a wager to `amount` cents (0 removes it), where the rules allow it."""
+    """Reduces a wager to `amount` cents (0 removes it), where the rules allow it.
+
+    409 `roll_pending` while a thrown roll is held or queued for review; in Craps
+    `not_removable` after "no more bets" (623a.4(c),(d)).
+    """
     return svc.reduce(db, table_id, wager_id, body.amount, who.name)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from .common import UUID_PATTERN, Face, Out, Sha256, Strict
 
@@ -42,6 +42,13 @@ class RollIn(Strict):
                                      description="Per-die confidence, 0-1.")
     evidence: Evidence
     captured_at: float | None = Field(None, description="Edge clock, Unix seconds.")
+
+    @field_validator("roll_id")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        # A UUID's hex digits are case-insensitive: one roll, one key. Lowered before the
+        # body is hashed, so an upper-case repost of a stored roll is its replay (200).
+        return value.lower()
 
     @model_validator(mode="after")
     def _check(self) -> RollIn:

@@ -20,6 +20,16 @@ from ..metrics import MISMATCHES
 from .state import now
 
 
+def camera_call(roll: Roll) -> str:
+    """`no_roll` when the camera called one: recorded as such, or held with that verdict
+    and not decided yet (a no roll that arrived out of order is held, sequence_reordered,
+    though the camera's call stands until surveillance reviews it, 623a.8, 623a.9(c)).
+    A review decides otherwise: a no roll corrected to faces has settled."""
+    if roll.status == "no_roll" or (roll.status == "held" and roll.verdict == "no_roll"):
+        return "no_roll"
+    return roll.status
+
+
 def compare(status: str, camera: list[int] | None, call: dict[str, Any]) -> tuple[bool, str]:
     """(matches, explanation) of a call against the camera's faces or no-roll."""
     if call.get("no_roll"):
@@ -41,7 +51,7 @@ def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> d
         if roll is None:
             raise ApiError(404, "unknown_roll", f"no roll {roll_id!r}")
         camera = json.loads(roll.final_faces_json or roll.faces_json) or None
-        matches, detail = compare(roll.status, camera, call)
+        matches, detail = compare(camera_call(roll), camera, call)
         row = DealerCall(roll_id=roll_id, table_id=roll.table_id,
                          call_json=audit.canonical(call), matches=matches, detail=detail,
                          caller=who, created_at=now())

@@ -1,9 +1,12 @@
 """Surveillance decides a held roll: confirm the camera, correct the faces, or void it.
 
 623a.9(c): a disputed roll is decided by the boxperson or floorperson; here that person's
-decision is recorded with the roll and the roll settles through the engine. Rolls queued
-behind it settle afterwards, in the order they arrived. A roll that already settled can be
-corrected while it is still the table's latest change (correct.py).
+decision is recorded with the roll and the roll settles through the engine. Held rolls are
+decided in the order they arrived, which is the order the dice were thrown: a later roll
+decided first would settle against a table that has not yet seen the earlier throw (a
+seven-out paid as a come-out 7). Rolls queued behind it settle afterwards, in arrival
+order, up to the next held roll. A roll that already settled can be corrected while it is
+still the table's latest change (correct.py).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import audit
@@ -31,7 +35,8 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
 
     Raises:
         ApiError: 404 unknown roll; 409 when the roll is not held (or, for `correct`, not
-            held nor the table's latest settled change); 422 when the engine refuses the
+            held nor the table's latest settled change), `earlier_roll_held` when a roll of
+            the table that arrived before it is still held; 422 when the engine refuses the
             faces (nothing changes).
     """
     with db.read() as session:
@@ -64,13 +69,19 @@ def _decide_held(session: Session, table: Table, roll: Roll, action: str,
     if roll.status != "held":
         raise ApiError(409, "not_held", f"roll {roll.roll_id} is {roll.status}, not held for "
                        "review", "623a.9(c)")
+    _refuse_if_earlier_held(session, roll)
+    # Rolls queued before this one settle first. Since every review drains up to the next
+    # held roll there are none, except on a table reviewed before that rule (an earlier
+    # review left them queued behind this roll).
+    state = drain(session, table, load_state(table), events, tally)
+    session.flush()
+    _refuse_if_earlier_held(session, roll)  # one of them the engine refused is held now
     decided = faces if action == "correct" else json.loads(roll.faces_json)
     roll.review_json = json.dumps({"action": action, "faces": faces, "note": note,
                                    "by": who, "at": now()})
     events.append(audit.Pending(table.id, "review", {"roll_id": roll.roll_id,
                                                      "action": action, "faces": decided,
                                                      "by": who}))
-    state = load_state(table)
     # Confirming the camera confirms its call: a no roll held only because it arrived out
     # of order (sequence_reordered) must not settle the faces of the die it voided.
     if action == "no_roll" or (action == "confirm" and roll.verdict == "no_roll"):
@@ -81,6 +92,17 @@ def _decide_held(session: Session, table: Table, roll: Roll, action: str,
         except RollRefused as exc:
             raise ApiError(422, exc.code, exc.message, exc.section) from None
     table.held_rolls -= 1
-    if table.held_rolls == 0:
-        state = drain(session, table, state, events, tally)
-    return state
+    session.flush()  # the drain reads the rolls: this one is no longer held
+    return drain(session, table, state, events, tally)
+
+
+def _refuse_if_earlier_held(session: Session, roll: Roll) -> None:
+    """409 `earlier_roll_held` naming the table's first held roll that arrived before
+    `roll`: the dispute of the earlier throw is decided first (623a.9(c))."""
+    earlier = session.scalars(select(Roll.roll_id).where(
+        Roll.table_id == roll.table_id, Roll.status == "held",
+        Roll.arrival < roll.arrival).order_by(Roll.arrival).limit(1)).first()
+    if earlier is not None:
+        raise ApiError(409, "earlier_roll_held", f"roll {earlier} arrived before roll "
+                       f"{roll.roll_id} and is still held: review it first, the rolls of a "
+                       "table settle in the order they were thrown", "623a.9(c)")

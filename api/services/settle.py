@@ -72,11 +72,15 @@ def settle_roll(session: Session | None, table: Any, state: Any, roll: Any, face
 
 def drain(session: Session, table: Table, state: Any, events: list[audit.Pending],
           tally: Tally) -> Any:
-    """Settles the rolls queued behind held ones, in arrival order, until one is refused."""
-    queued = session.scalars(select(Roll).where(Roll.table_id == table.id,
-                                                Roll.status == "queued")
-                             .order_by(Roll.arrival)).all()
-    for roll in queued:
+    """Settles the rolls queued behind held ones, in arrival order, up to the next held
+    roll or one the engine refuses: a roll thrown after a held one waits for its review,
+    whichever order the reviews come in (623a.9(c))."""
+    waiting = session.scalars(select(Roll).where(Roll.table_id == table.id,
+                                                 Roll.status.in_(("held", "queued")))
+                              .order_by(Roll.arrival)).all()
+    for roll in waiting:
+        if roll.status == "held":
+            break
         try:
             state = settle_roll(session, table, state, roll, json.loads(roll.faces_json),
                                 events, tally)

@@ -1,10 +1,21 @@
-"""Placing, reducing and removing wagers: the engine decides, the service records."""
+"""Placing, reducing and removing wagers: the engine decides, the service records.
+
+The service adds what the engine cannot see: a roll already thrown but held or queued for
+review. Its dice are on the layout, so no wager is made, reduced or removed until it
+settles (623a.4(a),(c),(d), 668a.2(a), 675a.2(a)); even a wager removable "at any time"
+(a Don't Pass, 623a.4(d); a Six Eight Shake, 668a.1(b)(5)) is removable only before the
+roll that decides it.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
 from .. import audit
+from ..db.models import Roll, Table
 from ..db.session import Database
 from ..errors import ApiError
 from ..games.model import Wager
@@ -12,8 +23,28 @@ from ..games.registry import get
 from .state import load_state, locked_table, new_id, read_table, remember, save_state
 from .tables import CRAPS_GAMES
 
-# Craps has no "no more bets" in the engine: the service refuses new wagers itself.
+# Craps has no "no more bets" in the engine: the service refuses new wagers itself. Its
+# "no more bets" marks the throw, and a wager is removed or reduced only before the roll
+# that decides it (623a.4(c),(d)): the service refuses those too. Props & Hops and High Roll
+# refuse them in the engine (668a.2(a), 675a.2(a)).
 CRAPS_CLOSED = "623a.4(a)"
+CRAPS_FIXED = "623a.4(a),(c),(d)"
+
+# Where each game says wagers are made (and so changed) before the dice are thrown.
+THROWN_SECTION = {"craps": CRAPS_FIXED, "mini-craps": CRAPS_FIXED,
+                  "props-and-hops": "668a.2(a)", "high-roll-dice": "675a.2(a)",
+                  "high-roll-dice-6": "675a.2(a)"}
+
+
+def _refuse_if_roll_pending(session: Session, table: Table) -> None:
+    """409 `roll_pending` naming the table's first roll held or queued for review."""
+    pending = session.scalars(select(Roll.roll_id).where(
+        Roll.table_id == table.id, Roll.status.in_(("held", "queued")))
+        .order_by(Roll.arrival).limit(1)).first()
+    if pending is not None:
+        raise ApiError(409, "roll_pending", f"roll {pending} has been thrown and waits for "
+                       "review: wagers are made, reduced or removed only before the dice "
+                       "are thrown, until it settles", THROWN_SECTION[table.game])
 
 
 def wager_view(w: Wager) -> dict[str, Any]:
@@ -27,6 +58,7 @@ def place(db: Database, table_id: str, body: dict[str, Any], who: str) -> dict:
                      body.get("seat", 0), **body.get("params", {}))
     with db.write() as session:
         table = locked_table(db, session, table_id)
+        _refuse_if_roll_pending(session, table)
         if not table.betting_open and table.game in CRAPS_GAMES:
             raise ApiError(409, "bet_closed", "no more bets: wagers are made before the "
                            "dice are thrown", CRAPS_CLOSED)
@@ -44,6 +76,10 @@ def reduce(db: Database, table_id: str, wager_id: str, amount: int, who: str) ->
     """Reduces a wager to `amount` cents, or removes it (0), where the rules allow it."""
     with db.write() as session:
         table = locked_table(db, session, table_id)
+        _refuse_if_roll_pending(session, table)
+        if not table.betting_open and table.game in CRAPS_GAMES:
+            raise ApiError(409, "not_removable", "no more bets: a wager is removed or "
+                           "reduced only before the roll that decides it", CRAPS_FIXED)
         change = get(table.game).reduce(load_state(table), wager_id, amount)
         save_state(table, change.state)
         section = change.line.section if change.line else ""

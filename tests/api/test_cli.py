@@ -35,6 +35,10 @@ def test_admin_commands_and_audit_verify(cli_db):
     out = runner.invoke(app, ["audit", "verify"])
     assert out.exit_code == 0 and "chain intact" in out.output
     with sqlite3.connect(db) as conn:
+        head = conn.execute("SELECT last_id, last_hash FROM chain_head").fetchone()
+    # The head is printed so that an operator can record it outside the database.
+    assert f"chain head: id {head[0]} sha256 {head[1]}" in out.output
+    with sqlite3.connect(db) as conn:
         conn.execute("UPDATE events SET kind = 'x' WHERE id = 2")
     out = runner.invoke(app, ["audit", "verify"])
     assert out.exit_code == 1 and "event 2: contents edited" in out.output

@@ -1,0 +1,89 @@
+"""The rows the chain vouches for: each roll, its settlement and each dealer call.
+
+A chain that recomputes proves only its own events. A roll's `settlement_json` (what was
+paid) or a dealer call's verdict lives in its own row, so `verify` also checks each row
+against its latest event: the roll's `roll` event, the sha256 of its settlement against the
+last `settlement`/`correction` event of that roll, and each dealer call against its
+`dealer_call` event. A row with no event, or whose content no longer matches it, is named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .db.models import DealerCall, Event, Roll
+
+_KINDS = frozenset({"roll", "settlement", "correction", "dealer_call"})
+
+
+class RowIndex:
+    """What the chain says about rows, collected while `verify` walks it."""
+
+    def __init__(self) -> None:
+        self.rolls: set[str] = set()
+        self.settled: dict[str, tuple[int, str]] = {}  # roll_id -> (event id, sha256)
+        self.calls: dict[int, tuple[int, Any]] = {}  # call id -> (event id, matches)
+
+    def see(self, row: Event) -> None:
+        if row.kind not in _KINDS:
+            return
+        try:
+            payload = json.loads(row.payload)
+        except ValueError:
+            return  # the event's own hash check reports an edited payload
+        if not isinstance(payload, dict):
+            return
+        roll_id = payload.get("roll_id")
+        if row.kind == "roll":
+            self.rolls.add(roll_id)
+        elif row.kind == "dealer_call":
+            self.calls[payload.get("call_id")] = (row.id, payload.get("matches"))
+        elif "settlement_sha256" in payload:  # settlement or correction: the latest wins
+            self.settled[roll_id] = (row.id, payload["settlement_sha256"])
+
+    def check(self, session: Session, problems: list[str], batch: int = 5000) -> None:
+        """Appends a problem for every roll or dealer call the chain does not vouch for."""
+        last = ""
+        while True:
+            rows = session.execute(select(Roll.roll_id, Roll.status, Roll.settlement_json)
+                                   .where(Roll.roll_id > last).order_by(Roll.roll_id)
+                                   .limit(batch)).all()
+            if not rows:
+                break
+            for roll_id, status, settlement in rows:
+                self._check_roll(problems, roll_id, status, settlement)
+            last = rows[-1][0]
+        for call_id, roll_id, matches in session.execute(
+                select(DealerCall.id, DealerCall.roll_id, DealerCall.matches)
+                .order_by(DealerCall.id)):
+            seen = self.calls.get(call_id)
+            if seen is None:
+                problems.append(f"dealer call {call_id} (roll {roll_id}): no dealer_call "
+                                "event in the chain")
+            elif seen[1] != matches:
+                problems.append(f"dealer call {call_id} (roll {roll_id}): matches edited "
+                                f"(event {seen[0]} records {seen[1]})")
+
+    def _check_roll(self, problems: list[str], roll_id: str, status: str,
+                    settlement: str | None) -> None:
+        if roll_id not in self.rolls:
+            problems.append(f"roll {roll_id}: no roll event in the chain")
+        recorded = self.settled.get(roll_id)
+        if settlement is None:
+            if recorded is not None:
+                problems.append(f"roll {roll_id}: settlement deleted (event {recorded[0]} "
+                                "records one)")
+            elif status == "settled":
+                problems.append(f"roll {roll_id}: settled with no settlement stored")
+            return
+        if recorded is None:
+            problems.append(f"roll {roll_id}: settlement stored but no settlement event in "
+                            "the chain")
+        elif hashlib.sha256(settlement.encode()).hexdigest() != recorded[1]:
+            problems.append(f"roll {roll_id}: settlement edited (its sha256 differs from "
+                            f"event {recorded[0]})")

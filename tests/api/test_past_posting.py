@@ -1,0 +1,104 @@
+"""No wager is made, reduced or removed on dice already thrown (623a.4, 668a.2(a),
+675a.2(a)): not while a roll is held or queued for review, and in Craps not after "no more
+bets"; on both backends."""
+
+from __future__ import annotations
+
+import pytest
+
+ROLL_PENDING = {"craps": "623a.4(a),(c),(d)", "props-and-hops": "668a.2(a)",
+                "high-roll-dice": "675a.2(a)"}
+
+
+def _held(hb, table, device, seq, faces=(3, 4)):
+    r = hb.post_roll(table, device, hb.body(seq, faces, verdict="needs_review")).json()
+    assert r["status"] == "held"
+    return r["roll_id"]
+
+
+def _review(hb, roll_id):
+    r = hb.client.post(f"/v1/rolls/{roll_id}/review", json={"action": "confirm"},
+                       headers=hb.auth("surveillance"))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _refused(r, code, section):
+    assert r.status_code == 409, r.text
+    assert (r.json()["code"], r.json()["section"]) == (code, section)
+
+
+def _reduce(hb, table, wager_id, amount):
+    return hb.client.patch(f"/v1/tables/{table}/wagers/{wager_id}", json={"amount": amount},
+                           headers=hb.auth())
+
+
+def _remove(hb, table, wager_id):
+    return hb.client.delete(f"/v1/tables/{table}/wagers/{wager_id}", headers=hb.auth())
+
+
+def test_no_pass_bet_on_a_held_come_out_seven(hb):
+    """The dice showed 7 and the roll is held: a Pass Bet made now would win it."""
+    table = hb.table()
+    device = hb.device(table)
+    held = _held(hb, table, device, 0)
+    r = hb.wager(table, "pass", 1000)
+    _refused(r, "roll_pending", ROLL_PENDING["craps"])
+    assert held in r.json()["message"]
+    assert _review(hb, held)["settlement"]["lines"] == []  # nothing rode on the 7
+    assert hb.wager(table, "pass", 1000).status_code == 201  # the next roll is open
+
+
+def test_no_reduction_or_removal_while_a_roll_is_held_or_queued(hb):
+    """A place bet on 6 and a Don't Pass (removable "at any time", 623a.4(d)) stay up while
+    the seven that decides them waits for review, and while a roll is queued behind it."""
+    table = hb.table()
+    device = hb.device(table)
+    assert hb.wager(table, "pass", 1000).status_code == 201
+    assert hb.wager(table, "dont_pass", 1000).status_code == 201
+    assert hb.post_roll(table, device, hb.body(0, (2, 4))).json()["status"] == "settled"
+    place = hb.wager(table, "place_to_win", 1200, number=6).json()["wager"]["id"]
+    dont = next(w["id"] for w in hb.client.get(f"/v1/tables/{table}/wagers",
+                                               headers=hb.auth()).json()
+                if w["name"] == "dont_pass")
+    held = _held(hb, table, device, 1)
+    queued = hb.post_roll(table, device, hb.body(2, (5, 5))).json()
+    assert queued["status"] == "queued"
+    for wager_id in (place, dont):
+        _refused(_remove(hb, table, wager_id), "roll_pending", ROLL_PENDING["craps"])
+        _refused(_reduce(hb, table, wager_id, 600), "roll_pending", ROLL_PENDING["craps"])
+    _refused(hb.wager(table, "field", 500), "roll_pending", ROLL_PENDING["craps"])
+    lines = {ln["name"]: ln["result"] for ln in _review(hb, held)["settlement"]["lines"]}
+    assert lines == {"pass": "lose", "place_to_win": "lose", "dont_pass": "win"}
+
+
+def test_craps_wagers_stay_up_after_no_more_bets(hb):
+    """In Craps "no more bets" marks the throw (623a.4(a)): a wager may be removed or
+    reduced only before the roll that decides it (623a.4(c),(d))."""
+    table = hb.table()
+    assert hb.wager(table, "pass", 1000).status_code == 201
+    wagers = hb.client.get(f"/v1/tables/{table}/wagers", headers=hb.auth()).json()
+    closed = hb.client.post(f"/v1/tables/{table}/rounds/current/no-more-bets",
+                            headers=hb.auth())
+    assert closed.status_code == 200
+    _refused(_remove(hb, table, wagers[0]["id"]), "not_removable", "623a.4(a),(c),(d)")
+    _refused(_reduce(hb, table, wagers[0]["id"], 500), "not_removable", "623a.4(a),(c),(d)")
+
+
+@pytest.mark.parametrize("game,name,params,faces", [
+    ("props-and-hops", "six_eight_shake", {}, (1, 6)),
+    ("high-roll-dice", "pip_street", {"face": 1}, (1,) * 10)])
+def test_other_games_refuse_wagers_while_a_roll_is_held(hb, game, name, params, faces):
+    """A Six Eight Shake may come down "at any time prior to a 7" (668a.1(b)(5)), but not
+    once the 7 is thrown and held."""
+    table = hb.table(game)
+    device = hb.device(table)
+    placed = hb.wager(table, name, 1000, **params)
+    assert placed.status_code == 201, placed.text
+    wager_id = placed.json()["wager"]["id"]
+    held = hb.post_roll(table, device, hb.body(0, faces, verdict="needs_review",
+                                               confidences=[0.99] * len(faces))).json()
+    assert held["status"] == "held"
+    _refused(hb.wager(table, name, 1000, seat=1, **params), "roll_pending",
+             ROLL_PENDING[game])
+    _refused(_remove(hb, table, wager_id), "roll_pending", ROLL_PENDING[game])
