@@ -24,7 +24,7 @@ from .phase import PhaseTracker
 from .publisher import Publisher, SignedClient
 from .reading import Reading
 from .readpath import ReadPath, _Settled
-from .settle import BLOCKED, SETTLED, SettleDetector
+from .settle import BLOCKED, SETTLED, UNCHANGED, SettleDetector
 from .sources import Frame, FrameSource, build_source
 
 log = logging.getLogger("dicecall.edge")
@@ -186,6 +186,9 @@ class EdgeRunner(ReadPath):
                 log.info("still scene not read: hand or lid in view",
                          extra={"frame": frame.label, "changed": round(ev.changed, 3)})
                 self.emit("blocked", reason="hand_or_lid", frame=frame.label, t=frame.t)
+            elif ev.kind == UNCHANGED:
+                log.info("still scene already read: not read again", extra={"frame": frame.label})
+                self.emit("unchanged", frame=frame.label, t=frame.t)
             elif ev.kind == SETTLED:
                 self._settled(frame, ev)
 
