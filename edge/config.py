@@ -109,6 +109,9 @@ class HealthConfig(_Strict):
                                                                "null = no server")
     stale_s: float = Field(5.0, gt=0, description="/healthz is 503 when no frame came "
                                                   "for this long")
+    pending_max_age_s: float = Field(300.0, gt=0, le=7 * 86400,
+                                     description="/healthz is 503 when the oldest roll not "
+                                     "yet acknowledged was stored longer ago than this")
 
 
 class ReaderSection(_Strict):

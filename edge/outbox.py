@@ -102,6 +102,12 @@ class Outbox:
             return self._db.execute("SELECT COUNT(*) FROM rolls WHERE state='pending'"
                                     ).fetchone()[0]
 
+    def oldest_pending(self) -> float | None:
+        """Unix time the oldest roll not yet acknowledged was stored; None when none is."""
+        with self._lock:
+            return self._db.execute("SELECT MIN(created) FROM rolls WHERE state='pending'"
+                                    ).fetchone()[0]
+
     # -- writer ------------------------------------------------------------------------------
     def fits(self, nbytes: int) -> bool:
         return (self.used_bytes() + nbytes <= self.max_bytes

@@ -81,6 +81,10 @@ class SignedClient:
             data = json.loads(raw) if raw else {}
         except ValueError:
             data = {"message": raw[:200].decode(errors="replace")}
+        if not isinstance(data, dict):
+            # A gateway or proxy may answer with a bare JSON string or list
+            # ("Service Unavailable"); every caller reads the answer as a mapping.
+            data = {"message": str(data)[:200]}
         return resp.status, data
 
 
@@ -126,27 +130,42 @@ class Publisher:
         return "reject", status, data
 
     def run(self, stop: threading.Event) -> None:
-        """Sends until `stop` is set; waits on the outbox when it is empty."""
+        """Sends until `stop` is set; waits on the outbox when it is empty.
+
+        An unexpected error in one iteration (the outbox database locked or failing, a
+        callback raising) is logged and retried with backoff: the thread never ends before
+        `stop`, since nothing else would send the table's rolls. A roll posted but not yet
+        marked done is posted again; the service answers the repeat (200), settles it once.
+        """
         delay = self.backoff[0]
         while not stop.is_set():
-            seen = self.outbox.version
-            item = self.outbox.head()
-            if item is None:
-                self.outbox.wait(0.5, since=seen)  # a put after head() returns at once
-                continue
-            outcome, status, data = self.send(item)
-            answered_wall = time.time()  # the ack's time, before the outbox bookkeeping
-            if outcome == "retry":
-                why = f"HTTP {status}: {data.get('message', '')}" if status else data["message"]
-                self.on_error(item, why, delay)
+            try:
+                delay = self._step(stop, delay)
+            except Exception:
+                log.exception("publisher iteration failed; retrying", extra={"retry_in_s": delay})
+                self.client.close()  # a fresh connection for the next attempt
                 stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])
-                continue
-            delay = self.backoff[0]
-            if outcome == "ack":
-                self.outbox.done(item.seq, None)
-                self.on_ack(item, status, data, answered_wall)
-            else:
-                self.outbox.done(item.seq, {"status": status, **data}, rejected=True)
-                self.on_reject(item, status, data)
         self.client.close()
+
+    def _step(self, stop: threading.Event, delay: float) -> float:
+        """Sends the head of the outbox once (or waits for one); the next retry delay."""
+        seen = self.outbox.version
+        item = self.outbox.head()
+        if item is None:
+            self.outbox.wait(0.5, since=seen)  # a put after head() returns at once
+            return delay
+        outcome, status, data = self.send(item)
+        answered_wall = time.time()  # the ack's time, before the outbox bookkeeping
+        if outcome == "retry":
+            why = f"HTTP {status}: {data.get('message', '')}" if status else data["message"]
+            self.on_error(item, why, delay)
+            stop.wait(delay)
+            return min(delay * 2, self.backoff[1])
+        if outcome == "ack":
+            self.outbox.done(item.seq, None)
+            self.on_ack(item, status, data, answered_wall)
+        else:
+            self.outbox.done(item.seq, {"status": status, **data}, rejected=True)
+            self.on_reject(item, status, data)
+        return self.backoff[0]
