@@ -166,6 +166,32 @@ class Outbox:
                     self._db.execute("PRAGMA synchronous=FULL")
         self._bump()
 
+    def rejected(self) -> list[tuple[int, str, str | None]]:
+        """The rolls the service refused, oldest first: (seq, roll_id, its answer as JSON)."""
+        with self._lock:
+            return self._db.execute("SELECT seq, roll_id, response FROM rolls WHERE "
+                                    "state='rejected' ORDER BY seq").fetchall()
+
+    def rejected_count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM rolls WHERE state='rejected'"
+                                    ).fetchone()[0]
+
+    def requeue(self, seqs: list[int] | None = None) -> int:
+        """Makes refused rolls pending again (all, or those of `seqs`); how many moved.
+
+        The same bytes are sent, so a roll the service has since settled is answered as a
+        repeat (200) and a conflicting roll_id is refused again."""
+        query = "UPDATE rolls SET state='pending', response=NULL WHERE state='rejected'"
+        args: tuple = ()
+        if seqs is not None:
+            query += f" AND seq IN ({','.join('?' * len(seqs))})"
+            args = tuple(seqs)
+        with self._lock:
+            moved = self._db.execute(query, args).rowcount
+        self._bump()
+        return moved
+
     def wait(self, timeout: float, since: int | None = None) -> None:
         """Waits for a put or done, or `timeout`; returns at once if `version` != `since`."""
         with self.changed:

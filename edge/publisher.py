@@ -6,9 +6,14 @@ body posted is the stored one byte for byte; only the signature's timestamp chan
 attempts. Outcomes:
 
 - 2xx: acknowledged (201 new, 200 replayed after a lost answer): the row is deleted.
-- connection error, timeout, 5xx, 401 (clock skew), 408, 429: retried with backoff, forever.
-- any other 4xx (the service refuses the roll itself, e.g. 409 roll_id_conflict): kept in the
-  outbox as 'rejected' with the answer, reported, and the publisher moves on.
+- 409 (roll_id_conflict), 422 (the body is not a valid roll) and 413 once the roll goes
+  with its hashes only: the service refuses the roll itself, and sending the same bytes
+  again cannot change that. It is kept in the outbox as 'rejected' with the answer,
+  reported, and the publisher moves on; `dicecall edge requeue` sends it again.
+- anything else (connection error, timeout, 5xx, 401, 403, 404, 429, a proxy's 400...):
+  retried with backoff, forever. A 404 or 403 is often passing (a proxy during a deploy,
+  a table restored from a backup), and a roll set aside for it would never settle; one
+  that lasts shows in /healthz as the oldest pending roll growing old.
 
 Standard library HTTP (`http.client`) with one kept-alive connection: no dependency and no
 connection set-up per roll.
@@ -31,7 +36,7 @@ from .outbox import Outbox, Pending
 from .reading import hashes_only
 
 log = logging.getLogger("dicecall.edge.publisher")
-RETRY_4XX = {401, 408, 425, 429}
+REFUSED = {409, 413, 422}  # refusals of the roll's body itself: sending it again cannot help
 
 
 class SignedClient:
@@ -118,7 +123,7 @@ class Publisher:
             self.observe(time.perf_counter() - t0)
         if 200 <= status < 300:
             return "ack", status, data
-        if status >= 500 or status in RETRY_4XX:
+        if status not in REFUSED:
             return "retry", status, data
         if status == 413 and b'"clean_jpeg_b64"' in item.body:
             # The service's size limits are below the edge's: the roll must still settle,

@@ -124,6 +124,7 @@ class EdgeRunner(ReadPath):
         self.metrics.publish_errors.labels("rejected").inc()
         if self.phase is not None:
             self.phase.answered(item.seq, None)
+        self._outbox_gauges()
         log.error("service refused a roll; kept in the outbox as rejected",
                   extra={"seq": item.seq, "roll_id": item.roll_id, "status": status,
                          "answer": data})
@@ -133,6 +134,7 @@ class EdgeRunner(ReadPath):
     def _outbox_gauges(self) -> None:
         used = self.outbox.used_bytes()
         self.metrics.outbox_depth.set(self.outbox.depth())
+        self.metrics.outbox_rejected.set(self.outbox.rejected_count())
         self.metrics.outbox_bytes.set(used)
         alarm = self.outbox.alarm()
         self.metrics.outbox_alarm.set(int(alarm))
@@ -166,6 +168,7 @@ class EdgeRunner(ReadPath):
         return {"ok": ok, "camera": self._camera,
                 "last_frame_age_s": round(age, 3) if age is not None else None,
                 "outbox_depth": self.outbox.depth(), "outbox_alarm": self._alarm,
+                "outbox_rejected": self.outbox.rejected_count(),
                 "oldest_pending_age_s": round(pending_age, 3) if pending_age is not None
                 else None,
                 "publisher": publisher,

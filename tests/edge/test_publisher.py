@@ -1,5 +1,5 @@
-"""The publisher thread survives what one iteration throws at it, and /healthz says when
-rolls are not going out (a dead publisher, or the oldest pending roll too old)."""
+"""The publisher: which answers set a roll aside, a thread that survives what one iteration
+throws at it, /healthz when rolls are not going out, and sending refused rolls again."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import json
 import sqlite3
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -19,39 +18,6 @@ from dicecall.edge.runner import EdgeRunner
 SETTLED = (201, b'{"status": "settled"}')
 
 
-class FakeService:
-    """Answers POSTs with `answer(n)` -> (status, raw body); n counts from 1."""
-
-    def __init__(self, answer) -> None:
-        self.posts: list[bytes] = []
-        svc = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                svc.posts.append(body)
-                status, out = answer(len(svc.posts))
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def _outbox(tmp_path, n: int) -> Outbox:
     box = Outbox(tmp_path / "outbox.db", 10**8, 0.8)
     for seq in range(n):
@@ -60,7 +26,7 @@ def _outbox(tmp_path, n: int) -> Outbox:
     return box
 
 
-def _drain(box: Outbox, svc: FakeService, timeout: float = 10.0):
+def _drain(box: Outbox, svc, timeout: float = 10.0):
     acks, errors, rejects = [], [], []
     pub = Publisher(box, SignedClient(svc.url, "d1", "s" * 32), "t1", backoff_initial_s=0.02,
                     backoff_max_s=0.1, on_ack=lambda item, *a: acks.append(item.seq),
@@ -78,9 +44,9 @@ def _drain(box: Outbox, svc: FakeService, timeout: float = 10.0):
     return alive, acks, errors, rejects
 
 
-def test_a_bare_json_string_answer_is_retried_not_fatal(tmp_path):
+def test_a_bare_json_string_answer_is_retried_not_fatal(tmp_path, kit):
     # a gateway answers 503 with the JSON string "Service Unavailable"
-    svc = FakeService(lambda n: (503, b'"Service Unavailable"') if n == 1 else SETTLED)
+    svc = kit.FakeService(lambda n: (503, b'"Service Unavailable"') if n == 1 else SETTLED)
     box = _outbox(tmp_path, 2)
     alive, acks, errors, _ = _drain(box, svc)
     svc.close()
@@ -88,8 +54,8 @@ def test_a_bare_json_string_answer_is_retried_not_fatal(tmp_path):
     assert errors == ["HTTP 503: Service Unavailable"]
 
 
-def test_a_locked_outbox_database_is_retried_and_the_thread_lives_on(tmp_path):
-    svc = FakeService(lambda n: SETTLED)
+def test_a_locked_outbox_database_is_retried_and_the_thread_lives_on(tmp_path, kit):
+    svc = kit.FakeService(lambda n: SETTLED)
     box = _outbox(tmp_path, 3)
     real_done, calls = box.done, []
 
@@ -106,6 +72,58 @@ def test_a_locked_outbox_database_is_retried_and_the_thread_lives_on(tmp_path):
     # the roll whose bookkeeping failed was posted again (the service answers a repeat)
     assert [json.loads(b)["roll_id"] for b in svc.posts] == ["roll-0", "roll-0", "roll-1",
                                                              "roll-2"]
+
+
+@pytest.mark.parametrize("status", [400, 403, 404, 405, 503])
+def test_a_passing_refusal_that_is_not_of_the_body_is_retried(tmp_path, kit, status):
+    # a proxy during a deploy, a table not yet restored: two refusals, then the service is back
+    answer = b'{"code": "unknown_table", "message": "no table t1"}'
+    svc = kit.FakeService(lambda n: (status, answer) if n <= 2 else SETTLED)
+    box = _outbox(tmp_path, 3)
+    _, acks, errors, rejects = _drain(box, svc)
+    svc.close()
+    assert acks == [0, 1, 2] and rejects == [] and box.rejected_count() == 0
+    assert errors == [f"HTTP {status}: no table t1"] * 2
+
+
+@pytest.mark.parametrize("status", [409, 422])
+def test_a_refusal_of_the_body_is_set_aside_and_can_be_sent_again(tmp_path, kit, status):
+    svc = kit.FakeService(lambda n: (status, b'{"code": "x", "message": "no"}') if n == 1
+                          else SETTLED)
+    box = _outbox(tmp_path, 2)
+    _, acks, _, rejects = _drain(box, svc)
+    assert rejects == [0] and acks == [1] and box.depth() == 0
+    assert [(seq, roll) for seq, roll, _ in box.rejected()] == [(0, "roll-0")]
+    assert box.requeue() == 1 and box.rejected_count() == 0
+    _, acks, _, _ = _drain(box, svc)
+    svc.close()
+    assert acks == [0] and box.depth() == 0
+
+
+def test_requeue_from_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+
+    box = _outbox(tmp_path, 3)
+    for seq in (0, 2):
+        box.done(seq, {"status": 409, "code": "roll_id_conflict"}, rejected=True)
+    box.done(1, None)
+    box.close()
+    (tmp_path / "t.yaml").write_text(
+        "table_id: t1\ndevice_id: d1\ndevice_secret: " + "s" * 32 + "\n"
+        "service_url: http://127.0.0.1:9\ngame: craps\nsource: {kind: replay, path: .}\n"
+        "outbox: {path: outbox.db}\n")
+    cli = CliRunner()
+    listed = cli.invoke(app, ["edge", "requeue", "-c", str(tmp_path / "t.yaml"), "--list"])
+    assert listed.exit_code == 0, listed.output
+    assert "seq 0 roll roll-0" in listed.output and "roll_id_conflict" in listed.output
+    assert "2 rejected" in listed.output
+    one = cli.invoke(app, ["edge", "requeue", "-c", str(tmp_path / "t.yaml"), "--seq", "2"])
+    assert one.exit_code == 0 and "1 requeued" in one.output
+    box = Outbox(tmp_path / "outbox.db", 10**8, 0.8)
+    assert [seq for seq, _, _ in box.rejected()] == [0] and box.head().seq == 2
+    box.close()
 
 
 def _runner(tmp_path, kit, svc_url: str, **health) -> EdgeRunner:
@@ -155,7 +173,7 @@ def _health(runner, kit, stop, thread, predicate):
 
 @pytest.mark.parametrize("fault", ["publisher_dead", "pending_too_old"])
 def test_healthz_is_503_when_rolls_are_not_going_out(tmp_path, kit, fault):
-    svc = FakeService(lambda n: (503, b'{"message": "down"}'))
+    svc = kit.FakeService(lambda n: (503, b'{"message": "down"}'))
     runner = _runner(tmp_path, kit, svc.url, pending_max_age_s=0.3)
     runner.source = _LiveCamera(kit)
     if fault == "publisher_dead":
@@ -175,7 +193,7 @@ def test_healthz_is_503_when_rolls_are_not_going_out(tmp_path, kit, fault):
 
 
 def test_healthz_is_200_while_the_publisher_runs_and_nothing_is_old(tmp_path, kit):
-    svc = FakeService(lambda n: SETTLED)
+    svc = kit.FakeService(lambda n: SETTLED)
     runner = _runner(tmp_path, kit, svc.url)
     runner.source = _LiveCamera(kit)
     stop = threading.Event()
