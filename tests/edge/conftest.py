@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 DATA = Path(__file__).parent / "data"
+# ids for configurations with no service behind them (the service's ids are UUIDs)
+TABLE, DEVICE = "00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000d"
 
 
 def free_port() -> int:
@@ -236,4 +238,4 @@ def kit():
 
     return SimpleNamespace(scenes=scenes, config=edge_config, Reader=ScriptedReader,
                            free_port=free_port, Service=Service,
-                           FakeService=FakeService)
+                           FakeService=FakeService, TABLE=TABLE, DEVICE=DEVICE)

@@ -10,8 +10,8 @@ from dicecall.edge.config import ConfigError, load_config
 from dicecall.edge.outbox import Outbox
 
 YAML = """
-table_id: t-1
-device_id: d-1
+table_id: 3f0c2b7e-0000-4000-8000-000000000001
+device_id: 9a1b4c2d-0000-4000-8000-000000000002
 device_secret_file: secret.txt
 service_url: http://127.0.0.1:8000
 game: high-roll-dice-6
@@ -51,6 +51,46 @@ def test_mistakes_are_named(tmp_path, edit, message):
         text += "device_secret_file: secret.txt\n"
     path.write_text(text)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        load_config(path)
+
+
+PICAM = "source: {kind: picamera2, main_size: [640, 480], lores_size: [320, 240]}"
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    # a table id the service cannot have: every POST would fail, forever
+    (("table_id: 3f0c2b7e-0000-4000-8000-000000000001", "table_id: pit 3"),
+     "table_id: Value error, 'pit 3' is not an id the service gives"),
+    (("device_id: 9a1b4c2d-0000-4000-8000-000000000002", "device_id: d1"),
+     "device_id: Value error, 'd1' is not an id the service gives"),
+    (("http://127.0.0.1:8000", "http://127.0.0.1:80a"), "service_url: Value error, Port"),
+    (("http://127.0.0.1:8000", "http://127.0.0.1:70000"), "service_url: Value error, Port"),
+    (("health: {port: 0}", "health: {port: 0, stale_s: .inf}"),
+     "health.stale_s: Input should be a finite number"),
+    (("health: {port: 0}", "health: {port: 0, stale_s: 86400}"), "health.stale_s: Input "
+     "should be less than or equal to 3600"),
+    (("health: {port: 0}", "publisher: {backoff_initial_s: 60, backoff_max_s: 0.01}"),
+     "backoff_initial_s may not be larger than backoff_max_s"),
+    (("outbox: {path: var/outbox.db}",
+      "outbox: {path: var/outbox.db, max_jpeg_bytes: 5000000, max_body_bytes: 4000000}"),
+     "max_jpeg_bytes may not be larger than max_body_bytes"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("[320, 240]", "[-4, -4]")),
+     r"lores_size must be two positive even numbers \(w, h\), got \(-4, -4\)"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("[640, 480]", "[0, 0]")),
+     "main_size must be two positive even numbers"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("[320, 240]", "[321, 241]")),
+     "lores_size must be two positive even numbers"),
+    (("settle: {frames: 6, ms: 150}", "settle: {frames: '6', ms: 150}"),
+     "settle.frames: Input should be a valid integer"),
+    (("outbox: {path: var/outbox.db}", "outbox: {path: var/outbox.db, send_jpeg: 'off'}"),
+     "outbox.send_jpeg: Input should be a valid boolean"),
+])
+def test_values_the_edge_cannot_run_with_are_refused_at_check_time(tmp_path, edit, message):
+    path = tmp_path / "table.yaml"
+    text = YAML.replace(*edit)
+    assert text != YAML
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
         load_config(path)
 
 

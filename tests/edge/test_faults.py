@@ -128,7 +128,7 @@ def test_a_roll_the_service_refuses_is_kept_and_the_rest_go_on(tmp_path, kit):
                           if n == 1 else (201, b'{"status": "settled"}'))
     replay = tmp_path / "replay"
     write_replay(replay, kit.scenes(2), motion=3, still=8)
-    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, replay)
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, replay)
     events = []
     runner = EdgeRunner(cfg, on_event=events.append, reader=kit.Reader(FACES))
     runner.run(threading.Event())
@@ -168,7 +168,7 @@ def test_a_full_outbox_keeps_the_roll_without_jpegs_and_alarms(tmp_path, stopped
     noisy = [np.random.default_rng(i).integers(0, 255, (480, 640, 3), np.uint8)
              for i in range(2)]
     write_replay(replay, noisy, motion=3, still=8, ext=".png")
-    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, replay, drain_timeout_s=0,
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, replay, drain_timeout_s=0,
                      outbox={"max_bytes": 1_000_000, "alarm_fraction": 0.5})
     events = []
     runner = EdgeRunner(cfg, on_event=events.append, reader=kit.Reader(FACES))

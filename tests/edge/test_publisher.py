@@ -100,7 +100,7 @@ def test_a_refusal_of_the_body_is_set_aside_and_can_be_sent_again(tmp_path, kit,
     assert acks == [0] and box.depth() == 0
 
 
-def test_requeue_from_the_command_line(tmp_path):
+def test_requeue_from_the_command_line(tmp_path, kit):
     from typer.testing import CliRunner
 
     from dicecall.cli import app
@@ -111,7 +111,7 @@ def test_requeue_from_the_command_line(tmp_path):
     box.done(1, None)
     box.close()
     (tmp_path / "t.yaml").write_text(
-        "table_id: t1\ndevice_id: d1\ndevice_secret: " + "s" * 32 + "\n"
+        f"table_id: {kit.TABLE}\ndevice_id: {kit.DEVICE}\ndevice_secret: {'s' * 32}\n"
         "service_url: http://127.0.0.1:9\ngame: craps\nsource: {kind: replay, path: .}\n"
         "outbox: {path: outbox.db}\n")
     cli = CliRunner()
@@ -129,7 +129,7 @@ def test_requeue_from_the_command_line(tmp_path):
 def _runner(tmp_path, kit, svc_url: str, **health) -> EdgeRunner:
     (tmp_path / "frames.csv").write_text("file,t_ms\n")
     svc = type("Svc", (), {"url": svc_url})
-    cfg = kit.config(tmp_path, svc, "t1", "d1", "s" * 32, tmp_path,
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, tmp_path,
                      health={"port": 0, **health},
                      source={"kind": "replay", "path": str(tmp_path), "speed": 0})
     return EdgeRunner(cfg, reader=kit.Reader([(1, 1)]))
