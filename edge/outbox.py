@@ -14,6 +14,7 @@ are dropped (the hashes stay) rather than the roll. A roll is never dropped.
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import sqlite3
 import threading
@@ -36,6 +37,15 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 DISK_RESERVE = 64 * 2**20  # left free on the filesystem for the database's own writes
+log = logging.getLogger("dicecall.edge.outbox")
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """A damaged or foreign file (quick_check failed, SQLITE_CORRUPT, SQLITE_NOTADB)."""
+    if str(exc).startswith("quick_check: "):
+        return True
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary code of an extended one
+    return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 @dataclass(frozen=True)
@@ -53,13 +63,43 @@ class Outbox:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.max_bytes, self.alarm_fraction = max_bytes, alarm_fraction
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _corrupt(exc):
+                raise  # locked, disk I/O, permissions: not the file's fault, keep it
+            self._set_aside(exc)
+            self._db = self._connect()
         self._lock = threading.Lock()
         self.changed = threading.Condition()
         self.version = 0  # bumped on every put/done, so a waiter cannot miss a change
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            found = db.execute("PRAGMA quick_check").fetchall()
+            if found != [("ok",)]:
+                raise sqlite3.DatabaseError(f"quick_check: {found[0][0]}")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _set_aside(self, exc: sqlite3.DatabaseError) -> None:
+        """Moves a corrupt outbox (and its WAL) aside, kept for salvage: without this the
+        edge would fail at every start, a crash loop reading no throw at all."""
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        for suffix in ("", "-wal", "-shm"):
+            part = self.path.with_name(self.path.name + suffix)
+            if part.exists():
+                part.rename(aside.with_name(aside.name + suffix))
+        log.error(f"outbox {self.path} is corrupt ({exc}): moved to {aside} for salvage, "
+                  "starting a new outbox; rolls in it not yet acknowledged are not sent",
+                  extra={"path": str(self.path), "moved_to": str(aside), "error": str(exc)})
 
     # -- state -------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:

@@ -301,3 +301,46 @@ def test_the_thrown_games_find_dice_with_their_own_detector_unless_one_is_named(
     named = cfg.model_copy(update={"reader": cfg.reader.model_copy(update={"detector": mine})})
     assert {_reader(named.model_copy(update={"game": g})).config.detector for g in games} == {
         Path(mine)}
+
+
+def _damage_a_page(path):
+    box = Outbox(path, 10_000_000, 0.8)
+    for seq in range(200):
+        box.put(seq, f"r{seq}", b"x" * 2000, 1.0)
+    box.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[3 * page: 5 * page] = b"\x5a" * (2 * page)  # a bad sector in the middle of the file
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["not_a_database", "damaged_page"])
+def test_a_corrupt_outbox_is_set_aside_and_a_new_one_started(tmp_path, caplog, damage):
+    path = tmp_path / "outbox.db"
+    if damage == "not_a_database":
+        path.write_bytes(b"this is not an SQLite file at all" * 200)
+    else:
+        _damage_a_page(path)
+    original = path.read_bytes()
+    with caplog.at_level("ERROR", logger="dicecall.edge.outbox"):
+        box = Outbox(path, 10_000_000, 0.8)
+    box.put(0, "r0", b"{}", 1.0)  # the new outbox works
+    assert box.depth() == 1 and box.next_seq() == 1
+    box.close()
+    aside = list(tmp_path.glob("outbox.db.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == original  # kept for salvage
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and aside[0].name in errors[0].getMessage()
+
+
+def test_a_locked_outbox_is_not_taken_for_corrupt(tmp_path, monkeypatch):
+    path = tmp_path / "outbox.db"
+    Outbox(path, 10_000_000, 0.8).close()
+
+    def locked(self):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(Outbox, "_connect", locked)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        Outbox(path, 10_000_000, 0.8)
+    assert not list(tmp_path.glob("outbox.db.corrupt-*")) and path.is_file()
