@@ -1,4 +1,5 @@
-"""`dicecall edge run --config table.yaml`: the edge process of one table (docs/edge.md).
+"""`dicecall edge run --config table.yaml`: the edge process of one table (docs/edge.md);
+`dicecall edge requeue` sends the rolls the service refused again.
 
 SIGTERM (systemd stop) and Ctrl-C stop it cleanly: the frame being read is finished and
 committed, the publisher stops between two requests, and whatever was not yet acknowledged
@@ -48,6 +49,41 @@ def run(
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     runner.run(stop)
+
+
+@group.command(epilog="Example: dicecall edge requeue --config /etc/dicecall/table-3.yaml "
+                      "--seq 41")
+def requeue(
+    config: Annotated[Path, typer.Option("--config", "-c", help="the table's YAML file")],
+    seq: Annotated[list[int] | None, typer.Option(
+        help="only this roll (repeatable); default: every rejected roll")] = None,
+    list_only: Annotated[bool, typer.Option("--list", help="list them, change nothing")] = False,
+) -> None:
+    """Sends rolls the service refused again: lists each with the service's answer, then
+    makes it pending; a running edge posts it within a second (docs/edge.md)."""
+    from .config import ConfigError, load_config
+    from .outbox import Outbox
+
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    if not cfg.outbox.path.is_file():  # opening it would create an empty one
+        typer.echo(f"error: no outbox at {cfg.outbox.path}", err=True)
+        raise typer.Exit(code=2)
+    box = Outbox(cfg.outbox.path, cfg.outbox.max_bytes, cfg.outbox.alarm_fraction)
+    try:
+        rows = [r for r in box.rejected() if seq is None or r[0] in seq]
+        for n, roll_id, answer in rows:
+            typer.echo(f"seq {n} roll {roll_id}: {answer}")
+        if list_only:
+            typer.echo(f"{len(rows)} rejected")
+            return
+        moved = box.requeue(seq) if rows else 0
+        typer.echo(f"{moved} requeued")
+    finally:
+        box.close()
 
 
 def register(app: typer.Typer) -> None:

@@ -7,11 +7,21 @@ table's folder can be moved as a whole.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from dicecall.api.schemas.common import UUID_PATTERN
 from dicecall.vision.profiles import GAMES
 
 
@@ -20,12 +30,27 @@ class ConfigError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: "4" is not an int nor "yes" a bool (YAML gives both natively, so a quoted one is
+    # a mistake); no inf or nan, which no bound catches. Paths and sizes stay lax: YAML gives
+    # a path as a string and a size as a list.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+def _lax(*args, **kwargs):
+    return Field(*args, strict=False, **kwargs)
+
+
+def _even_size(size: tuple[int, int], name: str) -> tuple[int, int]:
+    # YUV420 halves the chroma both ways, and libcamera aligns stream sizes: an odd or empty
+    # size would not be the size delivered.
+    if min(size) < 2 or size[0] % 2 or size[1] % 2:
+        raise ValueError(f"{name} must be two positive even numbers (w, h), got {size}")
+    return size
 
 
 class ReplaySource(_Strict):
     kind: Literal["replay"]
-    path: Path = Field(description="folder with frames.csv (file,t_ms) and the images")
+    path: Path = _lax(description="folder with frames.csv (file,t_ms) and the images")
     speed: float = Field(1.0, ge=0.0, le=100.0, description="1 = real time, 0 = no waiting")
     loop: bool = Field(False, description="start again at the end (never exhausted)")
     resume: bool = Field(True, description="after a restart, skip frames already read "
@@ -43,9 +68,10 @@ class OpenCVSource(_Strict):
 class Picamera2Source(_Strict):
     kind: Literal["picamera2"]
     camera: int = Field(0, ge=0, le=8, description="camera number")
-    main_size: tuple[int, int] = Field((1920, 1080), description="reading stream (w, h)")
-    lores_size: tuple[int, int] = Field((320, 240), description="motion stream (w, h), "
-                                        "YUV420, not larger than main")
+    main_size: tuple[int, int] = _lax((1920, 1080), description="reading stream (w, h), "
+                                      "even")
+    lores_size: tuple[int, int] = _lax((320, 240), description="motion stream (w, h), "
+                                       "YUV420, even, not larger than main")
     fps: float = Field(30.0, gt=0, le=120, description="frame rate")
     lens_position: float | None = Field(None, ge=0, le=32,
                                         description="manual focus in dioptres; None = fixed "
@@ -54,6 +80,8 @@ class Picamera2Source(_Strict):
 
     @model_validator(mode="after")
     def _lores_fits(self) -> Picamera2Source:
+        _even_size(self.main_size, "main_size")
+        _even_size(self.lores_size, "lores_size")
         if self.lores_size[0] > self.main_size[0] or self.lores_size[1] > self.main_size[1]:
             raise ValueError("lores_size may not be larger than main_size")
         return self
@@ -77,14 +105,14 @@ class SettleConfig(_Strict):
                                   description="share differing from the empty-table "
                                               "reference that means a hand or the lid "
                                               "(1.0 turns the check off)")
-    reference_image: Path | None = Field(None, description="the empty table / open shaker; "
+    reference_image: Path | None = _lax(None, description="the empty table / open shaker; "
                                          "None = the first still scene after start")
     lores_width: int = Field(160, ge=32, le=1024, description="motion frame width (replay, "
                                                               "opencv)")
 
 
 class OutboxConfig(_Strict):
-    path: Path = Field(Path("outbox.db"), description="SQLite file")
+    path: Path = _lax(Path("outbox.db"), description="SQLite file")
     max_bytes: int = Field(2_000_000_000, ge=1_000_000, description="disk budget")
     alarm_fraction: float = Field(0.8, gt=0, lt=1, description="alarm above this share")
     send_jpeg: bool = Field(True, description="send the JPEGs, not only their sha256")
@@ -96,19 +124,37 @@ class OutboxConfig(_Strict):
     max_body_bytes: int = Field(4_000_000, ge=100_000, description="largest request body "
                                 "the service accepts (its max_body_bytes)")
 
+    @model_validator(mode="after")
+    def _jpeg_fits_body(self) -> OutboxConfig:
+        if self.max_jpeg_bytes > self.max_body_bytes:
+            raise ValueError("max_jpeg_bytes may not be larger than max_body_bytes: no "
+                             "evidence JPEG could ever be sent")
+        return self
+
 
 class PublisherConfig(_Strict):
     timeout_s: float = Field(10.0, gt=0, le=300)
     backoff_initial_s: float = Field(0.2, gt=0, le=60)
     backoff_max_s: float = Field(30.0, gt=0, le=3600)
 
+    @model_validator(mode="after")
+    def _backoff_order(self) -> PublisherConfig:
+        # The delay is capped at backoff_max_s: below the initial one, every retry after the
+        # first would come at the smaller, a hot loop against a service that is down.
+        if self.backoff_initial_s > self.backoff_max_s:
+            raise ValueError("backoff_initial_s may not be larger than backoff_max_s")
+        return self
+
 
 class HealthConfig(_Strict):
     host: str = Field("127.0.0.1", description="bind address of /healthz and /metrics")
     port: int | None = Field(9108, ge=0, le=65535, description="0 = any free port, "
                                                                "null = no server")
-    stale_s: float = Field(5.0, gt=0, description="/healthz is 503 when no frame came "
-                                                  "for this long")
+    stale_s: float = Field(5.0, gt=0, le=3600, description="/healthz is 503 when no frame "
+                                                           "came for this long")
+    pending_max_age_s: float = Field(300.0, gt=0, le=7 * 86400,
+                                     description="/healthz is 503 when the oldest roll not "
+                                     "yet acknowledged was stored longer ago than this")
 
 
 class ReaderSection(_Strict):
@@ -120,10 +166,10 @@ class ReaderSection(_Strict):
                                     description="views read first for every die, the rest "
                                     "only for a die in doubt (default: the reader's, "
                                     "vision/config.py)")
-    detector: Path | None = Field(None, description="detector ONNX for every game (default: "
+    detector: Path | None = _lax(None, description="detector ONNX for every game (default: "
                                   "bundled, detector.thrown.onnx in Craps and High Roll, "
                                   "detector.shaker.onnx in Props & Hops; vision/config.py)")
-    reader: Path | None = Field(None, description="crop reader ONNX for every game (default: "
+    reader: Path | None = _lax(None, description="crop reader ONNX for every game (default: "
                                 "bundled, reader.onnx in Craps and High Roll, "
                                 "reader.shaker.onnx in Props & Hops; vision/config.py)")
     # Naming one INT8 file for every game would read a Props & Hops table with the INT8 file
@@ -142,15 +188,18 @@ class ReaderSection(_Strict):
 
 
 class EdgeConfig(_Strict):
-    table_id: str = Field(min_length=1, max_length=64)
-    device_id: str = Field(min_length=1, max_length=64)
+    # The service's ids are UUIDs (api/services/state.py new_id): any other id is a table or
+    # device it cannot have, and would be refused on every POST.
+    table_id: str = Field(description="the service's id of the table (dicecall admin table)")
+    device_id: str = Field(description="the service's id of the device (dicecall admin "
+                           "device)")
     device_secret: str | None = Field(None, min_length=16, repr=False)
-    device_secret_file: Path | None = None
+    device_secret_file: Path | None = _lax(None)
     service_url: str = Field(pattern=r"^https?://[^/\s]+(/.*)?$")
     game: Literal[GAMES]  # type: ignore[valid-type]
-    zones: Path | None = Field(None, description="TableCalibration JSON")
-    model_profile: Path | None = Field(None, description="ModelProfile JSON")
-    exposure: Path | None = Field(None, description="ExposureResult JSON (picamera2)")
+    zones: Path | None = _lax(None, description="TableCalibration JSON")
+    model_profile: Path | None = _lax(None, description="ModelProfile JSON")
+    exposure: Path | None = _lax(None, description="ExposureResult JSON (picamera2)")
     source: Source
     settle: SettleConfig = SettleConfig()
     outbox: OutboxConfig = OutboxConfig()
@@ -163,6 +212,23 @@ class EdgeConfig(_Strict):
                                     "with its phase unknown")
     drain_timeout_s: float = Field(30.0, ge=0, le=3600)
     log_json: bool = True
+
+    @field_validator("table_id", "device_id")
+    @classmethod
+    def _service_id(cls, value: str) -> str:
+        if not re.match(UUID_PATTERN, value):
+            raise ValueError(f"{value!r} is not an id the service gives (a UUID such as "
+                             "3f0c2b7e-0000-4000-8000-000000000001)")
+        return value
+
+    @field_validator("service_url")
+    @classmethod
+    def _valid_port(cls, url: str) -> str:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port that is not a number in range
+        if not parts.hostname:
+            raise ValueError(f"no host name in {url!r}")
+        return url
 
     @model_validator(mode="after")
     def _one_secret(self) -> EdgeConfig:

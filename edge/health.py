@@ -57,6 +57,8 @@ class Metrics:
                             ["http_status"], registry=r)
         self.outbox_depth = Gauge("dicecall_edge_outbox_depth", "Rolls not yet acknowledged.",
                                   registry=r)
+        self.outbox_rejected = Gauge("dicecall_edge_outbox_rejected", "Rolls the service "
+                                     "refused, kept for `dicecall edge requeue`.", registry=r)
         self.outbox_bytes = Gauge("dicecall_edge_outbox_bytes", "Outbox bytes in use.",
                                   registry=r)
         self.outbox_alarm = Gauge("dicecall_edge_outbox_alarm", "1 when the outbox is above "

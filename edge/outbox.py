@@ -14,6 +14,7 @@ are dropped (the hashes stay) rather than the roll. A roll is never dropped.
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import sqlite3
 import threading
@@ -36,6 +37,15 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 DISK_RESERVE = 64 * 2**20  # left free on the filesystem for the database's own writes
+log = logging.getLogger("dicecall.edge.outbox")
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """A damaged or foreign file (quick_check failed, SQLITE_CORRUPT, SQLITE_NOTADB)."""
+    if str(exc).startswith("quick_check: "):
+        return True
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary code of an extended one
+    return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 @dataclass(frozen=True)
@@ -53,13 +63,43 @@ class Outbox:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.max_bytes, self.alarm_fraction = max_bytes, alarm_fraction
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _corrupt(exc):
+                raise  # locked, disk I/O, permissions: not the file's fault, keep it
+            self._set_aside(exc)
+            self._db = self._connect()
         self._lock = threading.Lock()
         self.changed = threading.Condition()
         self.version = 0  # bumped on every put/done, so a waiter cannot miss a change
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            found = db.execute("PRAGMA quick_check").fetchall()
+            if found != [("ok",)]:
+                raise sqlite3.DatabaseError(f"quick_check: {found[0][0]}")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _set_aside(self, exc: sqlite3.DatabaseError) -> None:
+        """Moves a corrupt outbox (and its WAL) aside, kept for salvage: without this the
+        edge would fail at every start, a crash loop reading no throw at all."""
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        for suffix in ("", "-wal", "-shm"):
+            part = self.path.with_name(self.path.name + suffix)
+            if part.exists():
+                part.rename(aside.with_name(aside.name + suffix))
+        log.error(f"outbox {self.path} is corrupt ({exc}): moved to {aside} for salvage, "
+                  "starting a new outbox; rolls in it not yet acknowledged are not sent",
+                  extra={"path": str(self.path), "moved_to": str(aside), "error": str(exc)})
 
     # -- state -------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -100,6 +140,12 @@ class Outbox:
     def depth(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM rolls WHERE state='pending'"
+                                    ).fetchone()[0]
+
+    def oldest_pending(self) -> float | None:
+        """Unix time the oldest roll not yet acknowledged was stored; None when none is."""
+        with self._lock:
+            return self._db.execute("SELECT MIN(created) FROM rolls WHERE state='pending'"
                                     ).fetchone()[0]
 
     # -- writer ------------------------------------------------------------------------------
@@ -159,6 +205,32 @@ class Outbox:
                 finally:
                     self._db.execute("PRAGMA synchronous=FULL")
         self._bump()
+
+    def rejected(self) -> list[tuple[int, str, str | None]]:
+        """The rolls the service refused, oldest first: (seq, roll_id, its answer as JSON)."""
+        with self._lock:
+            return self._db.execute("SELECT seq, roll_id, response FROM rolls WHERE "
+                                    "state='rejected' ORDER BY seq").fetchall()
+
+    def rejected_count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM rolls WHERE state='rejected'"
+                                    ).fetchone()[0]
+
+    def requeue(self, seqs: list[int] | None = None) -> int:
+        """Makes refused rolls pending again (all, or those of `seqs`); how many moved.
+
+        The same bytes are sent, so a roll the service has since settled is answered as a
+        repeat (200) and a conflicting roll_id is refused again."""
+        query = "UPDATE rolls SET state='pending', response=NULL WHERE state='rejected'"
+        args: tuple = ()
+        if seqs is not None:
+            query += f" AND seq IN ({','.join('?' * len(seqs))})"
+            args = tuple(seqs)
+        with self._lock:
+            moved = self._db.execute(query, args).rowcount
+        self._bump()
+        return moved
 
     def wait(self, timeout: float, since: int | None = None) -> None:
         """Waits for a put or done, or `timeout`; returns at once if `version` != `since`."""

@@ -6,9 +6,14 @@ body posted is the stored one byte for byte; only the signature's timestamp chan
 attempts. Outcomes:
 
 - 2xx: acknowledged (201 new, 200 replayed after a lost answer): the row is deleted.
-- connection error, timeout, 5xx, 401 (clock skew), 408, 429: retried with backoff, forever.
-- any other 4xx (the service refuses the roll itself, e.g. 409 roll_id_conflict): kept in the
-  outbox as 'rejected' with the answer, reported, and the publisher moves on.
+- 409 (roll_id_conflict), 422 (the body is not a valid roll) and 413 once the roll goes
+  with its hashes only: the service refuses the roll itself, and sending the same bytes
+  again cannot change that. It is kept in the outbox as 'rejected' with the answer,
+  reported, and the publisher moves on; `dicecall edge requeue` sends it again.
+- anything else (connection error, timeout, 5xx, 401, 403, 404, 429, a proxy's 400...):
+  retried with backoff, forever. A 404 or 403 is often passing (a proxy during a deploy,
+  a table restored from a backup), and a roll set aside for it would never settle; one
+  that lasts shows in /healthz as the oldest pending roll growing old.
 
 Standard library HTTP (`http.client`) with one kept-alive connection: no dependency and no
 connection set-up per roll.
@@ -31,7 +36,7 @@ from .outbox import Outbox, Pending
 from .reading import hashes_only
 
 log = logging.getLogger("dicecall.edge.publisher")
-RETRY_4XX = {401, 408, 425, 429}
+REFUSED = {409, 413, 422}  # refusals of the roll's body itself: sending it again cannot help
 
 
 class SignedClient:
@@ -81,6 +86,10 @@ class SignedClient:
             data = json.loads(raw) if raw else {}
         except ValueError:
             data = {"message": raw[:200].decode(errors="replace")}
+        if not isinstance(data, dict):
+            # A gateway or proxy may answer with a bare JSON string or list
+            # ("Service Unavailable"); every caller reads the answer as a mapping.
+            data = {"message": str(data)[:200]}
         return resp.status, data
 
 
@@ -114,7 +123,7 @@ class Publisher:
             self.observe(time.perf_counter() - t0)
         if 200 <= status < 300:
             return "ack", status, data
-        if status >= 500 or status in RETRY_4XX:
+        if status not in REFUSED:
             return "retry", status, data
         if status == 413 and b'"clean_jpeg_b64"' in item.body:
             # The service's size limits are below the edge's: the roll must still settle,
@@ -126,27 +135,42 @@ class Publisher:
         return "reject", status, data
 
     def run(self, stop: threading.Event) -> None:
-        """Sends until `stop` is set; waits on the outbox when it is empty."""
+        """Sends until `stop` is set; waits on the outbox when it is empty.
+
+        An unexpected error in one iteration (the outbox database locked or failing, a
+        callback raising) is logged and retried with backoff: the thread never ends before
+        `stop`, since nothing else would send the table's rolls. A roll posted but not yet
+        marked done is posted again; the service answers the repeat (200), settles it once.
+        """
         delay = self.backoff[0]
         while not stop.is_set():
-            seen = self.outbox.version
-            item = self.outbox.head()
-            if item is None:
-                self.outbox.wait(0.5, since=seen)  # a put after head() returns at once
-                continue
-            outcome, status, data = self.send(item)
-            answered_wall = time.time()  # the ack's time, before the outbox bookkeeping
-            if outcome == "retry":
-                why = f"HTTP {status}: {data.get('message', '')}" if status else data["message"]
-                self.on_error(item, why, delay)
+            try:
+                delay = self._step(stop, delay)
+            except Exception:
+                log.exception("publisher iteration failed; retrying", extra={"retry_in_s": delay})
+                self.client.close()  # a fresh connection for the next attempt
                 stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])
-                continue
-            delay = self.backoff[0]
-            if outcome == "ack":
-                self.outbox.done(item.seq, None)
-                self.on_ack(item, status, data, answered_wall)
-            else:
-                self.outbox.done(item.seq, {"status": status, **data}, rejected=True)
-                self.on_reject(item, status, data)
         self.client.close()
+
+    def _step(self, stop: threading.Event, delay: float) -> float:
+        """Sends the head of the outbox once (or waits for one); the next retry delay."""
+        seen = self.outbox.version
+        item = self.outbox.head()
+        if item is None:
+            self.outbox.wait(0.5, since=seen)  # a put after head() returns at once
+            return delay
+        outcome, status, data = self.send(item)
+        answered_wall = time.time()  # the ack's time, before the outbox bookkeeping
+        if outcome == "retry":
+            why = f"HTTP {status}: {data.get('message', '')}" if status else data["message"]
+            self.on_error(item, why, delay)
+            stop.wait(delay)
+            return min(delay * 2, self.backoff[1])
+        if outcome == "ack":
+            self.outbox.done(item.seq, None)
+            self.on_ack(item, status, data, answered_wall)
+        else:
+            self.outbox.done(item.seq, {"status": status, **data}, rejected=True)
+            self.on_reject(item, status, data)
+        return self.backoff[0]

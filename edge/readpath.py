@@ -34,10 +34,11 @@ class _Settled:
 
 
 class ReadPath:
-    """Needs from its host: cfg, metrics, emit, reading, flow, phase, outbox, _seq,
+    """Needs from its host: cfg, metrics, emit, reading, flow, phase, outbox, detector, _seq,
     _cursor_key, _pending, _outbox_gauges."""
 
     def _read_error(self, frame: Frame, exc: Exception) -> None:
+        self.detector.forget(frame.t)  # not read: the same dice may be read after motion
         self.metrics.read_errors.inc()
         log.exception("reading a settled frame failed", extra={"frame": frame.label})
         self.emit("read_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
@@ -109,6 +110,7 @@ class ReadPath:
             log.error("outbox write failed; this read is not counted",
                       extra={"frame": frame.label, "error": str(exc)})
             self.emit("outbox_error", frame=frame.label, error=str(exc))
+            self.detector.forget(frame.t)
             return
         if self.phase is not None:
             self.phase.posted(self._seq)

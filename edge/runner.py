@@ -24,7 +24,7 @@ from .phase import PhaseTracker
 from .publisher import Publisher, SignedClient
 from .reading import Reading
 from .readpath import ReadPath, _Settled
-from .settle import BLOCKED, SETTLED, SettleDetector
+from .settle import BLOCKED, SETTLED, UNCHANGED, SettleDetector
 from .sources import Frame, FrameSource, build_source
 
 log = logging.getLogger("dicecall.edge")
@@ -73,6 +73,8 @@ class EdgeRunner(ReadPath):
             self.phase = PhaseTracker(self.flow, lambda: self._phase_client.request(
                 "GET", f"/v1/tables/{config.table_id}/device"))
         self._pending: _Settled | None = None  # a High Roll read waiting for its phase
+        self._pub_thread: threading.Thread | None = None
+        self._pub_stop = threading.Event()
         self._camera = "starting"
         self._last_frame = 0.0
         self._alarm = False
@@ -122,6 +124,7 @@ class EdgeRunner(ReadPath):
         self.metrics.publish_errors.labels("rejected").inc()
         if self.phase is not None:
             self.phase.answered(item.seq, None)
+        self._outbox_gauges()
         log.error("service refused a roll; kept in the outbox as rejected",
                   extra={"seq": item.seq, "roll_id": item.roll_id, "status": status,
                          "answer": data})
@@ -131,6 +134,7 @@ class EdgeRunner(ReadPath):
     def _outbox_gauges(self) -> None:
         used = self.outbox.used_bytes()
         self.metrics.outbox_depth.set(self.outbox.depth())
+        self.metrics.outbox_rejected.set(self.outbox.rejected_count())
         self.metrics.outbox_bytes.set(used)
         alarm = self.outbox.alarm()
         self.metrics.outbox_alarm.set(int(alarm))
@@ -141,13 +145,33 @@ class EdgeRunner(ReadPath):
         self._alarm = alarm
 
     # -- health ------------------------------------------------------------------------------
+    def _publisher_state(self) -> str:
+        thread = self._pub_thread
+        if thread is None or thread.ident is None:
+            return "starting"
+        if thread.is_alive():
+            return "alive"
+        return "stopped" if self._pub_stop.is_set() else "dead"
+
     def status(self) -> dict:
-        age = time.time() - self._last_frame if self._last_frame else None
+        now = time.time()
+        age = now - self._last_frame if self._last_frame else None
         live = self._camera == "up" and age is not None and age <= self.cfg.health.stale_s
-        ok = (live or self._camera == "ended") and self.outbox.fits(1)
+        oldest = self.outbox.oldest_pending()
+        pending_age = max(0.0, now - oldest) if oldest is not None else None
+        # Rolls piling up unsent are as bad as no camera: a dead publisher thread, or a
+        # service that has not taken a roll for pending_max_age_s.
+        publisher = self._publisher_state()
+        sending = publisher != "dead" and (pending_age is None
+                                           or pending_age <= self.cfg.health.pending_max_age_s)
+        ok = (live or self._camera == "ended") and self.outbox.fits(1) and sending
         return {"ok": ok, "camera": self._camera,
                 "last_frame_age_s": round(age, 3) if age is not None else None,
                 "outbox_depth": self.outbox.depth(), "outbox_alarm": self._alarm,
+                "outbox_rejected": self.outbox.rejected_count(),
+                "oldest_pending_age_s": round(pending_age, 3) if pending_age is not None
+                else None,
+                "publisher": publisher,
                 "service": {None: "unknown", True: "up", False: "down"}[self.publisher.up],
                 "table_id": self.cfg.table_id}
 
@@ -186,6 +210,9 @@ class EdgeRunner(ReadPath):
                 log.info("still scene not read: hand or lid in view",
                          extra={"frame": frame.label, "changed": round(ev.changed, 3)})
                 self.emit("blocked", reason="hand_or_lid", frame=frame.label, t=frame.t)
+            elif ev.kind == UNCHANGED:
+                log.info("still scene already read: not read again", extra={"frame": frame.label})
+                self.emit("unchanged", frame=frame.label, t=frame.t)
             elif ev.kind == SETTLED:
                 self._settled(frame, ev)
 
@@ -206,9 +233,10 @@ class EdgeRunner(ReadPath):
                                   self.status)
             health.start()
             self.health_url = health.url
-        pub_stop = threading.Event()
-        publisher = threading.Thread(target=self.publisher.run, args=(pub_stop,),
-                                     name="edge-publisher", daemon=True)
+        pub_stop = self._pub_stop
+        pub_stop.clear()
+        publisher = self._pub_thread = threading.Thread(
+            target=self.publisher.run, args=(pub_stop,), name="edge-publisher", daemon=True)
         started = time.monotonic()
         poller = None
         try:

@@ -1,4 +1,5 @@
-"""Settle detection: (time, lores grey frame) -> motion / settling / settled / blocked.
+"""Settle detection: (time, lores grey frame) -> motion / settling / settled / unchanged /
+blocked.
 
 Pure and deterministic: time comes from the frames (sensor or replay timestamps), never
 from the clock, so a replayed sequence gives the same events at any replay speed.
@@ -12,7 +13,16 @@ The rule, in order, for every frame:
    lying on the table are read once, not on every frame.
 2. Settled: armed, and `frames` consecutive still frames spanning at least `ms`, and at
    least `min_after_motion_ms` since the last moving frame.
-3. Blocked: a scene that would be settled, but differs from the empty-table reference in
+3. Unchanged: a scene that would be settled, but matches the last scene read (no more than
+   `motion_fraction` of its pixels differ by more than `motion_threshold`). Motion alone
+   does not make a new throw: a hand passing over dice lying there, a camera reopened (its
+   exposure ramping up), a corrupt frame all look like motion, and the same dice read again
+   would be one physical throw posted and settled twice. So the still scene itself must have
+   changed: dice moved, the table cleared (an empty scene is read too, and becomes the
+   scene to compare with), a new throw. A new throw landing on exactly the last one's spots
+   with no cleared table seen in between is the one case missed, and it does not happen at
+   a table: the dice are collected between throws.
+4. Blocked: a scene that would be settled, but differs from the empty-table reference in
    more than `block_fraction` of its pixels. Dice are small (two dice cover well under 5 %
    of a table view, ten dice in a throw box under 15 %); a hand or arm resting in view, the
    shaker lid, or a stick covers far more. The reference is `reference_image` when set, else
@@ -32,6 +42,7 @@ import numpy as np
 from .config import SettleConfig
 
 MOTION, SETTLING, SETTLED, BLOCKED = "motion", "settling", "settled", "blocked"
+UNCHANGED = "unchanged"
 EPS_MS = 0.01
 
 
@@ -41,7 +52,8 @@ class SettleEvent:
 
     Attributes:
         kind: "motion" (moving after still), "settling" (first still frame after motion),
-            "settled" (read this frame) or "blocked" (still, but a hand or the lid in view).
+            "settled" (read this frame), "blocked" (still, but a hand or the lid in view) or
+            "unchanged" (still, but the scene already read: not read again).
         t: time of the frame that caused it, seconds (frame clock).
         still_since: time of the first still frame of the run (the dice came to rest), s.
         changed: share of pixels that changed (motion) or differ from the reference (blocked).
@@ -73,6 +85,15 @@ class SettleDetector:
         self._still_since: float | None = None
         self._still_frames = 0
         self._last_motion: float | None = None
+        self._read_scene: np.ndarray | None = None  # the last scene read (rule 3)
+        self._read_t: float | None = None
+
+    def forget(self, t: float) -> None:
+        """The read of the scene settled at `t` did not count (the reader or the outbox
+        failed): after the next motion that scene may be read again, rather than lost. A
+        later scene read since is kept (a High Roll read finishes after the next settle)."""
+        if self._read_t == t:
+            self._read_scene = self._read_t = None
 
     def _moving(self, grey: np.ndarray) -> float:
         thr = self.cfg.motion_threshold
@@ -128,6 +149,10 @@ class SettleDetector:
                 and since_motion + EPS_MS >= cfg.min_after_motion_ms)
 
     def _settle(self, t: float, grey: np.ndarray) -> SettleEvent:
+        if (self._read_scene is not None and changed_share(
+                grey, self._read_scene, self.cfg.motion_threshold) <= self.cfg.motion_fraction):
+            self.armed = False
+            return SettleEvent(UNCHANGED, t, self._still_since)
         if self.reference is not None and self.cfg.block_fraction < 1.0:
             share = changed_share(grey, self.reference, self.cfg.motion_threshold)
             if share > self.cfg.block_fraction:
@@ -135,6 +160,7 @@ class SettleDetector:
                 self.armed = False
                 return SettleEvent(BLOCKED, t, self._still_since, share)
         self.armed = False
+        self._read_scene, self._read_t = grey, t
         if self.reference is None or self.cfg.reference_image is None:
             self.reference = grey
         return SettleEvent(SETTLED, t, self._still_since)

@@ -77,6 +77,18 @@ def lores_grey(image: np.ndarray, width: int) -> np.ndarray:
     return cv2.resize(grey, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
 
 
+def jpeg_problem(data: bytes) -> str | None:
+    """Why a file that starts as a JPEG is not a whole one, or None (not a JPEG, or whole).
+
+    OpenCV decodes a truncated JPEG without an error, filling the missing rows with grey; a
+    settled frame like that would be read as a roll. A whole JPEG ends with the end-of-image
+    marker FF D9 (zero bytes after it, as some writers pad, are allowed).
+    """
+    if data[:2] != b"\xff\xd8" or data.rstrip(b"\x00").endswith(b"\xff\xd9"):
+        return None
+    return "cannot be decoded (truncated JPEG: no end-of-image marker)"
+
+
 def read_index(folder: Path) -> list[tuple[str, float]]:
     """frames.csv of a replay folder: [(file, t_ms)], checked for increasing times."""
     index = folder / "frames.csv"
@@ -138,9 +150,16 @@ class ReplaySource:
 
     def _load(self, name: str, t_ms: float) -> Frame:
         path = self.folder / name
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
-        if image is None:
-            why = "missing" if not path.is_file() else "cannot be decoded"
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = None
+        why = "missing" if data is None else jpeg_problem(data)
+        image = None
+        if why is None:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            why = "cannot be decoded" if image is None else None
+        if why is not None:
             return Frame(t_ms / 1000, time.time(), None, None, name, f"{name}: {why}")
         return Frame(t_ms / 1000, time.time(), image, lores_grey(image, self.lores_width), name)
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 DATA = Path(__file__).parent / "data"
+# ids for configurations with no service behind them (the service's ids are UUIDs)
+TABLE, DEVICE = "00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000d"
 
 
 def free_port() -> int:
@@ -91,6 +94,40 @@ class Service:
     def wager(self, table: str, name: str, amount: int, seat: int = 0, **params) -> dict:
         return self._call("POST", f"/v1/tables/{table}/wagers",
                           json={"name": name, "amount": amount, "seat": seat, "params": params})
+
+
+class FakeService:
+    """A stand-in service on loopback: answers POSTs with `answer(n)` -> (status, raw
+    body), n counting from 1, and keeps the bodies posted."""
+
+    def __init__(self, answer) -> None:
+        self.posts: list[bytes] = []
+        svc = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                svc.posts.append(body)
+                status, out = answer(len(svc.posts))
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 @pytest.fixture
@@ -200,4 +237,5 @@ def kit():
     from types import SimpleNamespace
 
     return SimpleNamespace(scenes=scenes, config=edge_config, Reader=ScriptedReader,
-                           free_port=free_port, Service=Service)
+                           free_port=free_port, Service=Service,
+                           FakeService=FakeService, TABLE=TABLE, DEVICE=DEVICE)

@@ -10,8 +10,8 @@ from dicecall.edge.config import ConfigError, load_config
 from dicecall.edge.outbox import Outbox
 
 YAML = """
-table_id: t-1
-device_id: d-1
+table_id: 3f0c2b7e-0000-4000-8000-000000000001
+device_id: 9a1b4c2d-0000-4000-8000-000000000002
 device_secret_file: secret.txt
 service_url: http://127.0.0.1:8000
 game: high-roll-dice-6
@@ -51,6 +51,46 @@ def test_mistakes_are_named(tmp_path, edit, message):
         text += "device_secret_file: secret.txt\n"
     path.write_text(text)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        load_config(path)
+
+
+PICAM = "source: {kind: picamera2, main_size: [640, 480], lores_size: [320, 240]}"
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    # a table id the service cannot have: every POST would fail, forever
+    (("table_id: 3f0c2b7e-0000-4000-8000-000000000001", "table_id: pit 3"),
+     "table_id: Value error, 'pit 3' is not an id the service gives"),
+    (("device_id: 9a1b4c2d-0000-4000-8000-000000000002", "device_id: d1"),
+     "device_id: Value error, 'd1' is not an id the service gives"),
+    (("http://127.0.0.1:8000", "http://127.0.0.1:80a"), "service_url: Value error, Port"),
+    (("http://127.0.0.1:8000", "http://127.0.0.1:70000"), "service_url: Value error, Port"),
+    (("health: {port: 0}", "health: {port: 0, stale_s: .inf}"),
+     "health.stale_s: Input should be a finite number"),
+    (("health: {port: 0}", "health: {port: 0, stale_s: 86400}"), "health.stale_s: Input "
+     "should be less than or equal to 3600"),
+    (("health: {port: 0}", "publisher: {backoff_initial_s: 60, backoff_max_s: 0.01}"),
+     "backoff_initial_s may not be larger than backoff_max_s"),
+    (("outbox: {path: var/outbox.db}",
+      "outbox: {path: var/outbox.db, max_jpeg_bytes: 5000000, max_body_bytes: 4000000}"),
+     "max_jpeg_bytes may not be larger than max_body_bytes"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("[320, 240]", "[-4, -4]")),
+     r"lores_size must be two positive even numbers \(w, h\), got \(-4, -4\)"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("[640, 480]", "[0, 0]")),
+     "main_size must be two positive even numbers"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("[320, 240]", "[321, 241]")),
+     "lores_size must be two positive even numbers"),
+    (("settle: {frames: 6, ms: 150}", "settle: {frames: '6', ms: 150}"),
+     "settle.frames: Input should be a valid integer"),
+    (("outbox: {path: var/outbox.db}", "outbox: {path: var/outbox.db, send_jpeg: 'off'}"),
+     "outbox.send_jpeg: Input should be a valid boolean"),
+])
+def test_values_the_edge_cannot_run_with_are_refused_at_check_time(tmp_path, edit, message):
+    path = tmp_path / "table.yaml"
+    text = YAML.replace(*edit)
+    assert text != YAML
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
         load_config(path)
 
 
@@ -261,3 +301,46 @@ def test_the_thrown_games_find_dice_with_their_own_detector_unless_one_is_named(
     named = cfg.model_copy(update={"reader": cfg.reader.model_copy(update={"detector": mine})})
     assert {_reader(named.model_copy(update={"game": g})).config.detector for g in games} == {
         Path(mine)}
+
+
+def _damage_a_page(path):
+    box = Outbox(path, 10_000_000, 0.8)
+    for seq in range(200):
+        box.put(seq, f"r{seq}", b"x" * 2000, 1.0)
+    box.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[3 * page: 5 * page] = b"\x5a" * (2 * page)  # a bad sector in the middle of the file
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["not_a_database", "damaged_page"])
+def test_a_corrupt_outbox_is_set_aside_and_a_new_one_started(tmp_path, caplog, damage):
+    path = tmp_path / "outbox.db"
+    if damage == "not_a_database":
+        path.write_bytes(b"this is not an SQLite file at all" * 200)
+    else:
+        _damage_a_page(path)
+    original = path.read_bytes()
+    with caplog.at_level("ERROR", logger="dicecall.edge.outbox"):
+        box = Outbox(path, 10_000_000, 0.8)
+    box.put(0, "r0", b"{}", 1.0)  # the new outbox works
+    assert box.depth() == 1 and box.next_seq() == 1
+    box.close()
+    aside = list(tmp_path.glob("outbox.db.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == original  # kept for salvage
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and aside[0].name in errors[0].getMessage()
+
+
+def test_a_locked_outbox_is_not_taken_for_corrupt(tmp_path, monkeypatch):
+    path = tmp_path / "outbox.db"
+    Outbox(path, 10_000_000, 0.8).close()
+
+    def locked(self):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(Outbox, "_connect", locked)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        Outbox(path, 10_000_000, 0.8)
+    assert not list(tmp_path.glob("outbox.db.corrupt-*")) and path.is_file()

@@ -43,7 +43,7 @@ class _Doubtful:
 
 def _reading(tmp_path, kit, **outbox) -> Reading:
     svc = SimpleNamespace(url="http://127.0.0.1:9")
-    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, tmp_path, outbox=outbox)
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, tmp_path, outbox=outbox)
     return Reading(cfg, reader=_Doubtful())
 
 
@@ -88,11 +88,12 @@ def test_the_body_limit_counts_both_jpegs_in_base64(tmp_path, kit):
     image = _noisy()
     both = len(encode(image, 90)) * 2
     # Room for the two JPEGs as bytes, not as base64 (4/3 as many): not sent at quality 90.
-    body = _roll(_reading(tmp_path, kit, max_body_bytes=max(100_000, both + 20_000)), image)
+    limit = max(100_000, both + 20_000)  # each JPEG alone fits: the body is what binds
+    body = _roll(_reading(tmp_path, kit, max_body_bytes=limit, max_jpeg_bytes=limit), image)
     sent = sum(len(body["evidence"].get(k, "")) for k in ("clean_jpeg_b64",
                                                            "annotated_jpeg_b64"))
     assert sent > 0  # sent smaller, not dropped: at quality 30 both fit in base64
-    assert sent + 16_384 <= max(100_000, both + 20_000)
+    assert sent + 16_384 <= limit
 
 
 class _Client:
@@ -190,7 +191,8 @@ def test_the_evidence_names_the_profile_that_set_the_lines(tmp_path, kit):
     path = tmp_path / "profile.json"
     calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic").profile.save(path)
     svc = SimpleNamespace(url="http://127.0.0.1:9")
-    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, tmp_path, model_profile=str(path))
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, tmp_path,
+                     model_profile=str(path))
     reader = kit.Reader([(3, 4)])
     reader.config = ReaderConfig()
     reading = Reading(cfg, reader=reader)

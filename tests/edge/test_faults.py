@@ -123,7 +123,23 @@ def test_camera_gone_is_reopened_with_backoff_and_reported(tmp_path, service, ki
     assert len(service.rolls(table)) == 2
 
 
-def test_a_roll_the_service_refuses_is_kept_and_the_rest_go_on(tmp_path, service, kit):
+def test_a_roll_the_service_refuses_is_kept_and_the_rest_go_on(tmp_path, kit):
+    svc = kit.FakeService(lambda n: (422, b'{"code": "validation_error", "message": "no"}')
+                          if n == 1 else (201, b'{"status": "settled"}'))
+    replay = tmp_path / "replay"
+    write_replay(replay, kit.scenes(2), motion=3, still=8)
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, replay)
+    events = []
+    runner = EdgeRunner(cfg, on_event=events.append, reader=kit.Reader(FACES))
+    runner.run(threading.Event())
+    svc.close()
+    assert [e["http_status"] for e in events if e["kind"] == "rejected"] == [422]
+    assert [e["seq"] for e in events if e["kind"] == "ack"] == [1]
+    assert runner.metrics.value("dicecall_edge_publish_errors_total", kind="rejected") == 1
+    assert runner.metrics.value("dicecall_edge_outbox_rejected") == 1
+
+
+def test_a_wrong_table_403_is_retried_not_set_aside(tmp_path, service, kit):
     _, device, secret = service.table("craps")
     other, _, _ = service.table("craps")
     replay = tmp_path / "replay"
@@ -131,10 +147,19 @@ def test_a_roll_the_service_refuses_is_kept_and_the_rest_go_on(tmp_path, service
     cfg = kit.config(tmp_path, service, other, device, secret, replay)  # wrong table: 403
     events = []
     runner = EdgeRunner(cfg, on_event=events.append, reader=kit.Reader(FACES))
-    runner.run(threading.Event())
-    rejected = [e for e in events if e["kind"] == "rejected"]
-    assert [e["http_status"] for e in rejected] == [403, 403]
-    assert runner.metrics.value("dicecall_edge_publish_errors_total", kind="rejected") == 2
+    stop = threading.Event()
+    thread = _run_in_thread(runner, stop)
+    deadline = time.monotonic() + 20
+    while (sum(e["kind"] == "publish_error" for e in events) < 3
+           or runner.outbox.depth() < 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    status = runner.status()
+    stop.set()
+    thread.join(10)
+    errors = [e for e in events if e["kind"] == "publish_error"]
+    assert len(errors) >= 3 and all(e["error"].startswith("HTTP 403") for e in errors)
+    assert not any(e["kind"] == "rejected" for e in events)
+    assert status["outbox_depth"] == 2 and status["outbox_rejected"] == 0
 
 
 def test_a_full_outbox_keeps_the_roll_without_jpegs_and_alarms(tmp_path, stopped_service, kit):
@@ -143,7 +168,7 @@ def test_a_full_outbox_keeps_the_roll_without_jpegs_and_alarms(tmp_path, stopped
     noisy = [np.random.default_rng(i).integers(0, 255, (480, 640, 3), np.uint8)
              for i in range(2)]
     write_replay(replay, noisy, motion=3, still=8, ext=".png")
-    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, replay, drain_timeout_s=0,
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, replay, drain_timeout_s=0,
                      outbox={"max_bytes": 1_000_000, "alarm_fraction": 0.5})
     events = []
     runner = EdgeRunner(cfg, on_event=events.append, reader=kit.Reader(FACES))

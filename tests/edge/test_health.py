@@ -67,7 +67,7 @@ class DeadCamera:
 
 def test_healthz_is_503_while_the_camera_is_down(tmp_path, kit):
     svc = kit.Service(tmp_path)
-    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, tmp_path, health={"port": 0},
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, tmp_path, health={"port": 0},
                      source={"kind": "opencv", "uri": "/nonexistent/video0"})
     events = []
     runner = EdgeRunner(cfg, on_event=events.append, reader=kit.Reader([(1, 1)]),

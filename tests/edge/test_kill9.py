@@ -87,7 +87,7 @@ def test_sigterm_stops_cleanly_and_keeps_what_is_unsent(tmp_path, kit):
     write_replay(replay, kit.scenes(3, seed=4), motion=3, still=8)
     config = tmp_path / "table.yaml"
     config.write_text(yaml.safe_dump({
-        "table_id": "t", "device_id": "d", "device_secret": "s" * 32,
+        "table_id": kit.TABLE, "device_id": kit.DEVICE, "device_secret": "s" * 32,
         "service_url": svc.url, "game": "craps",
         "source": {"kind": "replay", "path": "replay", "speed": 1.0, "loop": True},
         "outbox": {"path": "outbox.db"}, "health": {"port": None},

@@ -186,7 +186,7 @@ def test_lores_motion_drives_a_read_through_the_runner(fake_picamera2, tmp_path,
     main = np.zeros((MAIN[1], MAIN[0], 3), np.uint8)
     fake_picamera2.script = [(main, g) for g in [empty] * 8 + flying + [landed] * 10]
     svc = kit.Service(tmp_path)  # never started: the roll stays in the outbox
-    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, tmp_path,
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, tmp_path,
                      source={"kind": "picamera2", "main_size": MAIN, "lores_size": LORES})
     events = []
     runner = EdgeRunner(cfg, on_event=events.append, reader=kit.Reader([(3, 5)]))

@@ -17,7 +17,7 @@ BUNDLE = Path(__file__).parents[2] / "dicecall" / "demo" / "data" / "props-and-h
 
 def _reading(tmp_path, kit, zones: Path) -> Reading:
     svc = SimpleNamespace(url="http://127.0.0.1:9")
-    cfg = kit.config(tmp_path, svc, "t", "d", "s" * 32, tmp_path, zones=str(zones),
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, tmp_path, zones=str(zones),
                      game="props-and-hops")
     return Reading(cfg)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dicecall.edge.config import SettleConfig
-from dicecall.edge.settle import BLOCKED, MOTION, SETTLED, SETTLING, SettleDetector
+from dicecall.edge.settle import BLOCKED, MOTION, SETTLED, SETTLING, UNCHANGED, SettleDetector
 
 H, W = 60, 80
 
@@ -124,3 +124,46 @@ def test_same_events_at_any_replay_speed():
     a = run(SettleDetector(CFG), frames)
     b = run(SettleDetector(CFG), frames, t0=1000.0)
     assert a == b
+
+
+def test_dice_lying_still_are_not_read_again_after_a_hand_passes_over():
+    det = SettleDetector(CFG)
+    hand = with_dice(50)
+    hand[10:40, 30:70] = 20  # the dealer's hand sweeps over the dice, then leaves
+    frames = [table()] * 5 + throw(50, rest=10) + [hand] * 3 + [with_dice(50)] * 20
+    events = run(det, frames)
+    assert [k for _, k in events].count(SETTLED) == 1
+    assert [k for _, k in events][-1] == UNCHANGED
+
+
+def test_dice_lying_still_are_not_read_again_after_a_camera_reopen_brightness_ramp():
+    # A reopened camera's auto-exposure ramps up over a few frames: motion, same dice.
+    det = SettleDetector(CFG)
+    dark = [np.clip(with_dice(50).astype(int) - d, 0, 255).astype(np.uint8) for d in (60, 25)]
+    events = run(det, [table()] * 5 + throw(50, rest=10) + dark + [with_dice(50)] * 20)
+    assert [k for _, k in events].count(SETTLED) == 1
+
+
+def test_dice_moved_after_a_read_are_read_again():
+    det = SettleDetector(CFG)
+    events = run(det, [table()] * 5 + throw(50) + [with_dice(50)] * 5 + throw(20))
+    assert [i for i, k in events if k == SETTLED] == [12, 30]
+
+
+def test_a_throw_landing_like_the_last_is_read_when_the_table_was_cleared_between():
+    det = SettleDetector(CFG)
+    events = run(det, [table()] * 5 + throw(50) + [table()] * 10 + throw(50))
+    # the cleared table is a scene of its own (read as empty), so the same landing is new
+    assert [k for _, k in events].count(SETTLED) == 3
+
+
+def test_a_forgotten_read_may_be_read_again_after_motion():
+    det = SettleDetector(CFG)
+    read = run(det, [table()] * 5 + throw(50))
+    assert read[-1] == (12, SETTLED)
+    det.forget(5.0)  # not the scene read: kept
+    det.forget(12 / 30)  # the read failed (reader or outbox): it did not count
+    hand = with_dice(50)
+    hand[10:40, 30:70] = 20
+    events = run(det, [hand] * 3 + [with_dice(50)] * 10, t0=2.0)
+    assert [k for _, k in events].count(SETTLED) == 1

@@ -65,3 +65,20 @@ def test_opencv_reads_a_video_file_to_its_end(tmp_path):
     src.close()
     assert len(frames) == 5 and frames[0].grey.shape == (60, 80)
     assert all(b.t > a.t for a, b in itertools.pairwise(frames))
+
+
+def test_a_truncated_jpeg_in_a_replay_is_a_frame_error_not_an_image(tmp_path):
+    # an interrupted copy or a failing SD card: OpenCV would decode the first third and fill
+    # the rest with grey, and a settled frame like that would be read as a roll
+    image = np.random.default_rng(5).integers(0, 255, (120, 160, 3), np.uint8)
+    data = cv2.imencode(".jpg", image)[1].tobytes()
+    (tmp_path / "good.jpg").write_bytes(data)
+    (tmp_path / "padded.jpg").write_bytes(data + b"\x00" * 16)  # padding after the EOI is fine
+    (tmp_path / "cut.jpg").write_bytes(data[: len(data) // 3])
+    (tmp_path / "frames.csv").write_text("file,t_ms\ngood.jpg,0\npadded.jpg,33\ncut.jpg,66\n")
+    src = ReplaySource(tmp_path, speed=0)
+    src.open()
+    good, padded, cut = list(src.frames())
+    assert good.error is None and padded.error is None and good.image.shape == (120, 160, 3)
+    assert cut.image is None and cut.grey is None
+    assert cut.error == "cut.jpg: cannot be decoded (truncated JPEG: no end-of-image marker)"
