@@ -10,6 +10,9 @@ from typing import Annotated
 
 import typer
 
+# Photos of any size and framing (bench/bench_tiles.py, models/reader.md "The tiled look");
+# a table's calibrated frames are read without tiles, as its verdict lines were tuned.
+PHOTO_TILE_ZOOM = 3.0
 THREADS = typer.Option(help="onnxruntime intra-op threads", min=1, max=16)
 VIEWS = typer.Option(help="turned views of each die's crop read and averaged (1-8): one for "
                      "every die, all of them for a die in doubt", min=1,
@@ -20,13 +23,19 @@ GAME = typer.Option(help="read as a table of this game reads (its detector, its 
                     "styles best (models/reader.md, session 37)")
 
 
-def _reader(threads: int, views: int, game: str | None):
+TILES = typer.Option(help="also read a large photo in overlapping tiles this many times "
+                     "smaller than its long side, for dice too small in it for one look "
+                     "(vision/tiles.py; 0: never). A table's frames are read without")
+
+
+def _reader(threads: int, views: int, game: str | None, tile_zoom: float = 0.0):
     """The reader the command uses; `game` (`profiles.GAMES`) reads as that game's table."""
     from .config import ReaderConfig, for_table
     from .reader import DiceReader
 
     try:
-        return DiceReader(for_table(ReaderConfig(threads=threads, views=views), game))
+        cfg = ReaderConfig(threads=threads, views=views, tile_zoom=tile_zoom)
+        return DiceReader(for_table(cfg, game))
     except ValueError as exc:
         raise typer.BadParameter(f"--{exc}") from exc
 
@@ -37,11 +46,12 @@ def predict(
     threads: Annotated[int, THREADS] = 2,
     views: Annotated[int, VIEWS] = 4,
     game: Annotated[str | None, GAME] = None,
+    tile_zoom: Annotated[float, TILES] = PHOTO_TILE_ZOOM,
 ) -> None:
     """Find every die and read its top face (contract: DESIGN.md, Judging the reader)."""
     from .images import ImageError, load_image
 
-    reader = _reader(threads, views, game)
+    reader = _reader(threads, views, game, tile_zoom)
     failed = 0
     for path in images:
         try:
@@ -75,6 +85,7 @@ def evaluate(
     threads: Annotated[int, THREADS] = 2,
     views: Annotated[int, VIEWS] = 4,
     game: Annotated[str | None, GAME] = None,
+    tile_zoom: Annotated[float, TILES] = PHOTO_TILE_ZOOM,
 ) -> None:
     """Score the reader: dice found, face right, false detections per image, confusion."""
     from .evaluate import evaluate_folder
@@ -82,7 +93,7 @@ def evaluate(
 
     if not folder.is_dir():
         raise typer.BadParameter(f"{folder} is not a folder")
-    reader = _reader(threads, views, game)
+    reader = _reader(threads, views, game, tile_zoom)
     try:
         result = evaluate_folder(reader, folder)
     except ValueError as exc:

@@ -115,6 +115,18 @@ class ReaderConfig(BaseModel):
     zoom_keep_apart: float = Field(0.75, ge=0.0, le=5.0,
                                    description="a first-look die stays when no second-look die "
                                                "is nearer than this x its side")
+    # The tiled look (vision/tiles.py): off in the runtime, whose frames are the table's
+    # calibrated view (its verdict lines were tuned on untiled reads); `predict` and
+    # `evaluate` turn it on for photos of any size.
+    tile_zoom: float = Field(0.0, ge=0.0, le=16.0,
+                             description="also read a frame in overlapping square tiles this "
+                                         "many times smaller than its long side, for dice too "
+                                         "small in it (0: never; no tile under det_size)")
+    tile_overlap: float = Field(0.25, ge=0.0, le=0.75,
+                                description="share of a tile's side its neighbours overlap")
+    tile_split: float = Field(10.0, gt=0.0, le=320.0,
+                              description="dice spanning this many detector pixels in the "
+                                          "whole-frame look are its; smaller ones the tiles'")
     # The reader was trained with label smoothing 0.05, so at temperature 1 its top
     # probability stays near 0.96 and no read passes a 0.98 acceptance threshold; 0.79 is
     # the NLL fit on its validation dice (models/reader.md). `dicecall calibrate model`

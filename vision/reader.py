@@ -15,6 +15,7 @@ from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softma
 from .dice import Dice
 from .images import check_frame
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
+from .tiles import inner_edge_cut, merge_tiles, tile_windows
 from .views import sum_views
 from .zoom import merge_looks, zoom_windows
 
@@ -142,6 +143,22 @@ def in_doubt(read: tuple, cfg: ReaderConfig) -> np.ndarray:
     return ~sure & (die >= cfg.sure_no_die)
 
 
+def _sure(dice: Dice) -> np.ndarray:
+    """(N,) whether each die is read at p 0.9 or more with its pips agreeing."""
+    if len(dice) == 0:
+        return np.zeros(0, bool)
+    return (dice.face_probs.max(1) >= 0.9) & (dice.pip_face == dice.face)
+
+
+def _inside_any(centers: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(N,) whether each centre lies in one of `boxes`."""
+    if len(centers) == 0 or len(boxes) == 0:
+        return np.zeros(len(centers), bool)
+    x, y = centers[:, None, 0], centers[:, None, 1]
+    return ((x >= boxes[None, :, 0]) & (x <= boxes[None, :, 2])
+            & (y >= boxes[None, :, 1]) & (y <= boxes[None, :, 3])).any(1)
+
+
 def _logit(p: np.ndarray) -> np.ndarray:
     """Inverse of the sigmoid, for probabilities the float32 sigmoid may round to 0 or 1."""
     q = np.clip(np.asarray(p, np.float64), 1e-7, 1.0 - 1e-7)
@@ -191,6 +208,23 @@ class DiceReader:
                                 cfg.zoom_keep_apart, cfg.max_dice, cfg.zoom_prefer_first)
         return found
 
+    def detect_tiled(self, frame: np.ndarray, found: tuple):
+        """The dice the tiles find (`tiles.py`), with the whole-frame look's `found` where
+        the tiles cannot see them; None when the frame is too small to tile."""
+        cfg = self.config
+        tiled = []
+        for win in tile_windows(frame.shape, cfg.tile_zoom, cfg.det_size, cfg.tile_overlap):
+            x0, y0, x1, y1 = win
+            (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+            shift = np.array([x0, y0], np.float32)
+            c, b = c + shift, b + np.tile(shift, 2)
+            whole = ~inner_edge_cut(b, win, frame.shape, 0.01 * max(x1 - x0, y1 - y0))
+            tiled.append((c[whole], b[whole], s[whole]))
+        if not tiled:
+            return None
+        scale = cfg.det_size / max(frame.shape[:2])
+        return merge_tiles(found, tiled, scale, cfg.tile_split, cfg.near_peaks, cfg.max_dice)
+
     def _look(self, image: np.ndarray):
         cfg = self.config
         x, scale = letterbox(image, cfg.det_size)
@@ -210,12 +244,32 @@ class DiceReader:
             `Dice` in pixels of `frame`.
         """
         check_frame(frame)
-        centers, boxes, scores = self.detect(frame)
+        view = (view or self.view) if self.uses_view else None
+        found = self.detect(frame)
+        dice = self._read_found(frame, found, view)
+        tiled = self.detect_tiled(frame, found) if self.config.tile_zoom else None
+        if tiled is not None:
+            # The reading that explains more of the photo with sure dice wins: where the
+            # dice are small in it the tiles find many the whole frame missed; where they
+            # are not, the tiles cut them and see pips and clutter enlarged (tiles.py).
+            other = self._read_found(frame, tiled, view)
+            gain = int(_sure(other).sum()) - int(_sure(dice).sum())
+            # A few more sure dice is what clutter enlarged gives on a photo of big dice
+            # (1-3 on the real-dev photos enlarged 3x); small dice the whole frame missed
+            # are many more (models/reader.md, "The tiled look").
+            if gain >= max(4, 0.2 * int(_sure(dice).sum())):
+                # A die only the tiles saw stays when it is sure: enlarged, a board's
+                # tokens and a keyboard's keys pass for dice at lower confidence.
+                seen = _inside_any(other.centers, found[1])
+                return other[_sure(other) | seen]
+        return dice
+
+    def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
+        centers, boxes, scores = found
         if len(centers) == 0:
             return Dice.empty()
         sides = self.config.crop_scale * np.maximum(boxes[:, 2] - boxes[:, 0],
                                                     boxes[:, 3] - boxes[:, 1])
-        view = (view or self.view) if self.uses_view else None
         return self._read_crops(frame, centers, boxes, sides, scores, cascade=True, view=view)
 
     def read_crop(self, crop: np.ndarray) -> Dice:
