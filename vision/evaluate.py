@@ -33,7 +33,8 @@ def evaluate_folder(reader, folder: Path) -> Result:
         from .evaluate_synth import evaluate_synthetic
 
         return evaluate_synthetic(reader, folder)
-    items = read_yolo(folder) if kind == "yolo" else read_crops(folder)
+    unlabelled: list[Path] = []
+    items = read_yolo(folder, unlabelled=unlabelled) if kind == "yolo" else read_crops(folder)
     for item in items:
         try:
             frame = load_image(item.image)
@@ -49,6 +50,9 @@ def evaluate_folder(reader, folder: Path) -> Result:
         else:
             dice = reader.read(frame)
             score.add(item.image.name, dice.centers, dice.face, item.boxes, item.faces)
+    score.unlabelled = [p.name for p in unlabelled]
     if score.images == 0 and not score.unreadable:  # rates of nothing would read as 0 %
-        raise ValueError(f"{folder}: no images to score ({', '.join(sorted(IMAGE_EXT))})")
+        why = (f"{len(unlabelled)} images and no label file for any of them in labels/"
+               if unlabelled else ", ".join(sorted(IMAGE_EXT)))
+        raise ValueError(f"{folder}: no images to score ({why})")
     return Result(score)

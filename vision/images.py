@@ -26,11 +26,21 @@ def load_image(path: str | Path) -> np.ndarray:
     data = np.fromfile(path, dtype=np.uint8)
     if data.size == 0:
         raise ImageError(f"{path}: empty file")
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error as exc:
+        # OpenCV raises, rather than returning None, for a header it will not decode (one
+        # claiming over 2^30 pixels, often a corrupt one): one bad file must not stop a batch.
+        raise ImageError(f"{path}: not decodable ({_first_line(exc)})") from None
     if image is None:
         raise ImageError(f"{path}: not a decodable image (corrupt or unsupported format)")
     check_frame(image, str(path))
     return image
+
+
+def _first_line(exc: Exception) -> str:
+    lines = [x.strip() for x in str(exc).splitlines() if x.strip()]
+    return lines[-1] if lines else type(exc).__name__
 
 
 def check_frame(image: np.ndarray, name: str = "frame") -> None:

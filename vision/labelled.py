@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,13 @@ def layout(folder: Path) -> str:
                      "6/) or a synthetic JSON folder")
 
 
-def read_yolo(folder: Path, sizes: dict[Path, tuple[int, int]] | None = None
-              ) -> Iterator[Labelled]:
+def read_yolo(folder: Path, sizes: dict[Path, tuple[int, int]] | None = None,
+              unlabelled: list[Path] | None = None) -> Iterator[Labelled]:
     """Yields images with their boxes; the size is read from the image when not given, as
     the reader decodes it (upright by its EXIF orientation: `datasets.formats.image_size`).
+
+    An image with no label file (matched by name whatever its case) is not yielded; it is
+    appended to `unlabelled` when given, for the caller to name.
 
     Raises:
         DatasetError (a ValueError): a malformed label line, naming the file and line.
@@ -44,9 +47,16 @@ def read_yolo(folder: Path, sizes: dict[Path, tuple[int, int]] | None = None
     from dicecall.datasets.formats import image_size, yolo_rows
     from dicecall.datasets.schema import DatasetError
 
+    labels = {p.name.lower(): p for p in (folder / "labels").iterdir()}
     for image in sorted(p for p in (folder / "images").iterdir() if p.suffix.lower() in IMAGE_EXT):
-        rows = yolo_rows(folder / "labels" / (image.stem + ".txt"))
-        arr = np.array(rows, np.float32).reshape(-1, 5)
+        label = labels.get(image.stem.lower() + ".txt")
+        if label is None:
+            # No label file is not "no dice": every die read there would count as false.
+            # A labeller's tool writes an empty file for an image without dice.
+            if unlabelled is not None:
+                unlabelled.append(image)
+            continue
+        arr = np.array(yolo_rows(label), np.float32).reshape(-1, 5)
         if sizes and image in sizes:
             w, h = sizes[image]
         else:

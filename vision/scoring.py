@@ -51,6 +51,8 @@ class Score:
     # (no reader could read them), but named, so a broken file does not pass unseen.
     unreadable: list = field(default_factory=list)
     unread_labelled: int = 0
+    # YOLO images with no label file: not scored (their dice would all count as false).
+    unlabelled: list = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((6, 6), np.int64))
     misses: list = field(default_factory=list)
 
@@ -78,6 +80,7 @@ class Score:
             "false_per_image": self.false_detections / max(self.images, 1),
             "unreadable_images": len(self.unreadable), "unreadable": list(self.unreadable),
             "labelled_in_unreadable_images": self.unread_labelled,
+            "unlabelled_images": len(self.unlabelled), "unlabelled": list(self.unlabelled),
             "hidden_not_scored": self.hidden,
             "confusion": self.confusion.tolist(),
         }

@@ -110,3 +110,69 @@ def test_predict_and_evaluate_read_as_the_game_named(built_readers, tmp_path):
                                                  cfg.reader]
     res = CliRunner().invoke(app, ["evaluate", "--game", "roulette", str(tmp_path)])
     assert res.exit_code == 2 and "roulette" in res.output
+
+
+def _huge_header_png(path: Path) -> None:
+    """A well-formed PNG whose header claims 60000 x 60000 pixels (over OpenCV's 2^30 cap:
+    it raises on it, where a corrupt file gives None)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    ihdr = struct.pack(">IIBBBBB", 60_000, 60_000, 8, 2, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
+                     + chunk(b"IDAT", zlib.compress(b"\x00" * 100)) + chunk(b"IEND", b""))
+
+
+def test_an_image_opencv_refuses_outright_is_one_error_and_the_batch_goes_on(tmp_path):
+    bad = tmp_path / "huge_header.png"
+    _huge_header_png(bad)
+    good = sorted(SAMPLES.glob("*.jpg"))[0]
+    res = CliRunner().invoke(app, ["predict", "--json", str(bad), str(good)])
+    assert res.exit_code == 0, res.output
+    records = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    assert "not decodable" in records[0]["error"]
+    # An error keeps the contract's keys: a scorer reading "dice" finds none.
+    assert records[0]["dice"] == [] and records[0]["width"] is None
+    assert records[1]["width"] > 0 and records[1]["dice"]
+
+
+def test_evaluate_names_images_without_a_label_file_and_reads_tiff_and_any_case(tmp_path):
+    good = sorted(SAMPLES.glob("*.jpg"))[0]
+    rec = json.loads(good.with_suffix(".json").read_text())
+    h, w = rec["height"], rec["width"]
+    lines = "\n".join(f"{d['face'] - 1} {(d['box'][0] + d['box'][2]) / 2 / w} "
+                      f"{(d['box'][1] + d['box'][3]) / 2 / h} "
+                      f"{(d['box'][2] - d['box'][0]) / w} {(d['box'][3] - d['box'][1]) / h}"
+                      for d in rec["dice"]) + "\n"
+    for sub in ("images", "labels"):
+        (tmp_path / "set" / sub).mkdir(parents=True)
+    frame = cv2.imread(str(good))
+    cv2.imwrite(str(tmp_path / "set/images/a.tif"), frame)
+    shutil.copy(good, tmp_path / "set/images/B.JPG")
+    shutil.copy(good, tmp_path / "set/images/c.jpg")  # no label file: not scored, named
+    (tmp_path / "set/labels/a.txt").write_text(lines)
+    (tmp_path / "set/labels/B.TXT").write_text(lines)
+    res = CliRunner().invoke(app, ["evaluate", "--json", str(tmp_path / "set")])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert report["images"] == 2 and report["labelled"] == 2 * len(rec["dice"])
+    assert report["unlabelled"] == ["c.jpg"] and report["false_per_image"] == 0
+
+
+def test_evaluate_reads_a_file_name_that_is_not_utf8(tmp_path):
+    # OpenCV's imread crashed the process (SIGSEGV) on such a name; bytes go through numpy.
+    import os
+
+    good = sorted(SAMPLES.glob("*.jpg"))[0]
+    for sub in ("images", "labels"):
+        (tmp_path / "set" / sub).mkdir(parents=True)
+    name = os.fsdecode(b"bad_\xff")
+    shutil.copy(good, tmp_path / "set" / "images" / f"{name}.jpg")
+    (tmp_path / "set" / "labels" / f"{name}.txt").write_text("")
+    res = CliRunner().invoke(app, ["evaluate", "--json", str(tmp_path / "set")])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["images"] == 1
