@@ -83,6 +83,8 @@ def zones(
     """Table plane from ArUco markers or given points; zones in mm -> pixel zones."""
     import cv2
 
+    from dicecall.vision.images import imread
+
     from . import CalibrationError
     from .camera_model import CameraIntrinsics
     from .layout import MarkerLayout, ZonesFile, load_json
@@ -93,7 +95,7 @@ def zones(
         if (layout is None) == (points is None):
             raise CalibrationError("give either --layout (markers) or --points")
         intr = CameraIntrinsics.load(camera_file) if camera_file else None
-        frame = cv2.imread(str(image)) if image else None
+        frame = imread(image) if image else None
         if image and frame is None:
             raise CalibrationError(f"{image}: not a readable image")
         if layout:
@@ -138,13 +140,13 @@ def exposure(
     out: Annotated[Path, typer.Option(help="controls JSON")] = Path("controls.json"),
 ) -> None:
     """Fixed ColourGains, AnalogueGain and ExposureTime from a grey card."""
-    import cv2
+    from dicecall.vision.images import imread
 
     from . import CalibrationError
     from .exposure import calibrate_exposure
 
     try:
-        frame = cv2.imread(str(image))
+        frame = imread(image)
         if frame is None:
             raise CalibrationError(f"{image}: not a readable image")
         reg = tuple(int(v) for v in region.split(",")) if region else None

@@ -8,6 +8,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from dicecall.vision.images import imread
+
 from . import CalibrationError
 from .camera_model import CameraIntrinsics
 from .targets import BoardSpec
@@ -130,7 +132,7 @@ def load_images(paths: list[Path]) -> list[tuple[str, np.ndarray]]:
     """Reads image files as (name, BGR image); an unreadable file is a `CalibrationError`."""
     out = []
     for p in paths:
-        image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        image = imread(p)
         if image is None:
             raise CalibrationError(f"{p}: not a readable image")
         out.append((p.name, image))

@@ -25,15 +25,9 @@ def image_size(path: Path) -> tuple[int, int]:
     colour flag, which turns a photo its EXIF orientation says is on its side upright.
     Labels are scaled by this size, so they and the reader's coordinates share one frame
     (`vision.images.load_image`, `models.data.read_rgb`, which decode alike)."""
-    import cv2
-    import numpy as np
+    from dicecall.vision.images import imread
 
-    # Bytes through numpy, not cv2.imread(str(path)): OpenCV's binding crashes the process
-    # on a file name that is not valid UTF-8, and raises on a header it refuses.
-    try:
-        img = cv2.imdecode(np.fromfile(path, dtype=np.uint8), cv2.IMREAD_COLOR)
-    except (OSError, cv2.error):
-        img = None
+    img = imread(path)
     if img is None:
         raise DatasetError(f"{path}: not a readable image")
     return int(img.shape[1]), int(img.shape[0])

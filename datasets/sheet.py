@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from dicecall.datasets.schema import DatasetError, DieLabel, SceneRecord
+from dicecall.vision.images import imread
 
 
 def _colour(d: DieLabel) -> tuple[int, int, int]:
@@ -89,7 +90,7 @@ def contact_sheet(
         raise DatasetError("no images to put on the contact sheet")
     tiles = []
     for path, rec in pairs[:limit]:
-        img = cv2.imread(str(path.parent / rec.image))
+        img = imread(path.parent / rec.image)
         if img is None:
             raise DatasetError(f"{path.parent / rec.image}: image missing or unreadable")
         tile = annotate(img, rec, tile_width / rec.width)

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from dicecall.vision.evidence import Evidence, evidence, model_ids, reason_counts
+from dicecall.vision.images import imread
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.verdict import (
     NO_ROLL,
@@ -122,7 +123,7 @@ class Reading:
             self.models["profile"] = file_sha256(cfg.model_profile)
         self._reference = None
         if cfg.settle.reference_image is not None:
-            image = cv2.imread(str(cfg.settle.reference_image), cv2.IMREAD_GRAYSCALE)
+            image = imread(cfg.settle.reference_image, cv2.IMREAD_GRAYSCALE)
             if image is None:
                 from .config import ConfigError
 

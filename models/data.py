@@ -16,6 +16,7 @@ import numpy as np
 
 from dicecall.datasets.formats import image_size, yolo_rows
 from dicecall.datasets.schema import MIN_VISIBLE
+from dicecall.vision.images import imread
 from dicecall.vision.preprocess import FloorView, record_view
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp")
@@ -65,7 +66,7 @@ class Sample:
 
 def read_rgb(path: Path | str) -> np.ndarray:
     """Reads an image as [H, W, 3] uint8 RGB (greyscale files are expanded)."""
-    im = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    im = imread(path)
     if im is None:
         raise FileNotFoundError(f"{path}: cannot read image")
     return cv2.cvtColor(im, cv2.COLOR_BGR2RGB)

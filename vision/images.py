@@ -12,6 +12,17 @@ class ImageError(ValueError):
     """An image that cannot be read: missing, empty, corrupt, or blank."""
 
 
+def imread(path: str | Path, flags: int = cv2.IMREAD_COLOR) -> np.ndarray | None:
+    """`cv2.imread` without its two traps: the bytes go through numpy (OpenCV's binding
+    crashes the process on a file name that is not valid UTF-8), and a header OpenCV
+    refuses outright (over 2^30 pixels) gives None like any undecodable file."""
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+        return None if data.size == 0 else cv2.imdecode(data, flags)
+    except (OSError, cv2.error):
+        return None
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """Reads an image file as a BGR uint8 array of shape (H, W, 3).
 

@@ -176,3 +176,16 @@ def test_evaluate_reads_a_file_name_that_is_not_utf8(tmp_path):
     res = CliRunner().invoke(app, ["evaluate", "--json", str(tmp_path / "set")])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["images"] == 1
+
+
+def test_imread_gives_none_for_what_opencv_refuses_and_reads_any_name(tmp_path):
+    import os
+
+    from dicecall.vision.images import imread
+
+    bad = tmp_path / "huge.png"
+    _huge_header_png(bad)
+    assert imread(bad) is None and imread(tmp_path / "missing.png") is None
+    odd = tmp_path / os.fsdecode(b"x_\xfe.jpg")
+    shutil.copy(sorted(SAMPLES.glob("*.jpg"))[0], odd)
+    assert imread(odd).shape == (480, 640, 3)
