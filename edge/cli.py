@@ -35,6 +35,14 @@ def run(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc
     if check:
+        from .checks import motion_gate_warnings
+
+        try:
+            warnings = motion_gate_warnings(cfg)
+        except (OSError, ValueError) as exc:  # the zones file: run refuses it with the cause
+            warnings = [f"zones: cannot read {cfg.zones} for the die size: {exc}"]
+        for line in warnings:  # valid, but the table may miss throws: said, not refused
+            typer.echo(f"warning: {line}", err=True)
         typer.echo(f"{config}: ok ({cfg.game}, table {cfg.table_id}, source {cfg.source.kind})")
         return
     setup_logging(cfg.log_json)

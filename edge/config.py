@@ -100,7 +100,15 @@ class SettleConfig(_Strict):
     motion_threshold: int = Field(12, ge=1, le=255,
                                   description="grey change that counts a pixel as changed")
     motion_fraction: float = Field(0.002, gt=0, le=1.0,
-                                   description="changed share of the frame that is motion")
+                                   description="changed share of the frame that is motion "
+                                               "(an upper bound with die_px)")
+    # Without it a die smaller than about sqrt(2 * motion_fraction) of the frame's side,
+    # moving alone, is not motion (edge/settle.py); `edge run --check` warns.
+    die_px: float | None = Field(None, ge=2, le=1024,
+                                 description="side of the smallest die in motion-frame "
+                                             "(lores) pixels: a quarter of its area is "
+                                             "motion when under motion_fraction; None = "
+                                             "motion_fraction only")
     block_fraction: float = Field(0.2, gt=0, le=1.0,
                                   description="share differing from the empty-table "
                                               "reference that means a hand or the lid "

@@ -6,22 +6,29 @@ from the clock, so a replayed sequence gives the same events at any replay speed
 
 The rule, in order, for every frame:
 
-1. Motion: the share of pixels whose grey level changed by more than `motion_threshold`
-   since the previous frame, or since the first frame of the current still run (which
-   catches a die creeping by less than the threshold per frame), exceeds `motion_fraction`.
+1. Motion: more pixels than `motion_pixels` changed their grey level by more than
+   `motion_threshold` since the previous frame, or since the first frame of the current
+   still run (which catches a die creeping by less than the threshold per frame).
+   `motion_pixels` is `motion_fraction` of the frame, or a quarter of one die's top face
+   (`die_px` squared / 4) when that is smaller: a share of the whole frame alone cannot see
+   one small die rolling while the others lie still (0.002 of 320x240 is 154 pixels, more
+   than a whole 12 px die). Sensor noise changes scattered single pixels, a moving die a
+   compact patch: between the die's count and the frame's share, only changed pixels with
+   at least two changed neighbours (3x3) are counted, so noise under the frame's share is
+   not motion, as before. Above the frame's share every changed pixel counts, as before.
    Motion arms the detector: only a scene that was preceded by motion is read, so dice left
    lying on the table are read once, not on every frame.
 2. Settled: armed, and `frames` consecutive still frames spanning at least `ms`, and at
    least `min_after_motion_ms` since the last moving frame.
 3. Unchanged: a scene that would be settled, but matches the last scene read (no more than
-   `motion_fraction` of its pixels differ by more than `motion_threshold`). Motion alone
-   does not make a new throw: a hand passing over dice lying there, a camera reopened (its
-   exposure ramping up), a corrupt frame all look like motion, and the same dice read again
-   would be one physical throw posted and settled twice. So the still scene itself must have
-   changed: dice moved, the table cleared (an empty scene is read too, and becomes the
-   scene to compare with), a new throw. A new throw landing on exactly the last one's spots
-   with no cleared table seen in between is the one case missed, and it does not happen at
-   a table: the dice are collected between throws.
+   `motion_pixels` of its pixels differ by more than `motion_threshold`, counted as in 1).
+   Motion alone does not make a new throw: a hand passing over dice lying there, a camera
+   reopened (its exposure ramping up), a corrupt frame all look like motion, and the same
+   dice read again would be one physical throw posted and settled twice. So the still
+   scene itself must have changed: dice moved, the table cleared (an empty scene is read
+   too, and becomes the scene to compare with), a new throw. A new throw landing on exactly
+   the last one's spots with no cleared table seen in between is the one case missed, and
+   it does not happen at a table: the dice are collected between throws.
 4. Blocked: a scene that would be settled, but differs from the empty-table reference in
    more than `block_fraction` of its pixels. Dice are small (two dice cover well under 5 %
    of a table view, ten dice in a throw box under 15 %); a hand or arm resting in view, the
@@ -37,6 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from .config import SettleConfig
@@ -73,6 +81,35 @@ def changed_share(a: np.ndarray, b: np.ndarray, threshold: int) -> float:
     return float(np.count_nonzero(diff > threshold)) / diff.size
 
 
+def changed_pixels(a: np.ndarray, b: np.ndarray, threshold: int, floor: int,
+                   ceiling: int) -> int:
+    """Pixels whose uint8 grey level differs by more than `threshold`, noise left out.
+
+    A count of at most `floor` or above `ceiling` is the plain count. In between, only the
+    changed pixels with at least two changed neighbours (3x3) count: a die that moves
+    changes a compact patch, sensor noise scattered single pixels. Shapes that differ: every
+    pixel changed.
+    """
+    if a.shape != b.shape:
+        return max(a.size, b.size)
+    mask = cv2.absdiff(a, b) > threshold
+    n = int(np.count_nonzero(mask))
+    if n <= floor or n > ceiling:
+        return n
+    m = mask.view(np.uint8)
+    around = cv2.boxFilter(m, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
+    return int(np.count_nonzero(m & (around >= 3)))
+
+
+def motion_pixels(cfg: SettleConfig, shape: tuple[int, int]) -> int:
+    """How many changed pixels are motion in a (H, W) frame: `motion_fraction` of it, or a
+    quarter of one die (`die_px` squared / 4, at least 1) when that is smaller."""
+    frame = int(cfg.motion_fraction * shape[0] * shape[1])
+    if cfg.die_px is None:
+        return frame
+    return min(frame, max(1, int(cfg.die_px ** 2 / 4)))
+
+
 class SettleDetector:
     """Feeds on (t, grey) and returns the events of that frame (usually none)."""
 
@@ -87,6 +124,7 @@ class SettleDetector:
         self._last_motion: float | None = None
         self._read_scene: np.ndarray | None = None  # the last scene read (rule 3)
         self._read_t: float | None = None
+        self._motion_px = 0  # of the frame's size, set by update (motion_pixels)
 
     def forget(self, t: float) -> None:
         """The read of the scene settled at `t` did not count (the reader or the outbox
@@ -95,12 +133,15 @@ class SettleDetector:
         if self._read_t == t:
             self._read_scene = self._read_t = None
 
-    def _moving(self, grey: np.ndarray) -> float:
-        thr = self.cfg.motion_threshold
-        share = changed_share(grey, self._prev, thr)
-        if self._anchor is not None and share <= self.cfg.motion_fraction:
-            share = max(share, changed_share(grey, self._anchor, thr))
-        return share
+    def _changed(self, a: np.ndarray, b: np.ndarray) -> int:
+        ceiling = int(self.cfg.motion_fraction * a.size)
+        return changed_pixels(a, b, self.cfg.motion_threshold, self._motion_px, ceiling)
+
+    def _moving(self, grey: np.ndarray) -> int:
+        n = self._changed(grey, self._prev)
+        if self._anchor is not None and n <= self._motion_px:
+            n = max(n, self._changed(grey, self._anchor))
+        return n
 
     def update(self, t: float, grey: np.ndarray) -> list[SettleEvent]:
         """The events of one frame.
@@ -112,13 +153,15 @@ class SettleDetector:
         if grey.ndim != 2 or grey.dtype != np.uint8:
             raise ValueError(f"grey frame must be (H, W) uint8, got {grey.shape} {grey.dtype}")
         events: list[SettleEvent] = []
+        self._motion_px = motion_pixels(self.cfg, grey.shape)
         if self._prev is None:
             self._prev = grey
             self._start_still(t, grey)
             return events
-        share = self._moving(grey)
+        moved = self._moving(grey)
+        share = moved / grey.size
         self._prev = grey
-        if share > self.cfg.motion_fraction:
+        if moved > self._motion_px:
             if self._still_since is not None or not self.armed:
                 events.append(SettleEvent(MOTION, t, changed=share))
             self.armed = True
@@ -149,8 +192,8 @@ class SettleDetector:
                 and since_motion + EPS_MS >= cfg.min_after_motion_ms)
 
     def _settle(self, t: float, grey: np.ndarray) -> SettleEvent:
-        if (self._read_scene is not None and changed_share(
-                grey, self._read_scene, self.cfg.motion_threshold) <= self.cfg.motion_fraction):
+        if (self._read_scene is not None
+                and self._changed(grey, self._read_scene) <= self._motion_px):
             self.armed = False
             return SettleEvent(UNCHANGED, t, self._still_since)
         if self.reference is not None and self.cfg.block_fraction < 1.0:

@@ -167,3 +167,74 @@ def test_a_forgotten_read_may_be_read_again_after_motion():
     hand[10:40, 30:70] = 20
     events = run(det, [hand] * 3 + [with_dice(50)] * 10, t0=2.0)
     assert [k for _, k in events].count(SETTLED) == 1
+
+
+# -- small dice: a motion gate of one die's size (settle.die_px) --------------------------
+LH, LW = 240, 320  # the picamera2 lores default
+
+
+def small_die(g: np.ndarray, x: int, y: int, d: int = 6) -> None:
+    g[y:y + d, x:x + d] = 235
+    g[y + d // 2, x + d // 2] = 20  # a pip
+
+
+def felt() -> np.ndarray:
+    return np.full((LH, LW), 70, np.uint8)
+
+
+def rolling(moves: int, d: int = 6) -> list[np.ndarray]:
+    """Die A lands at once; die B (same size) rolls 4 px a frame for `moves` frames."""
+    out = []
+    for i in range(moves + 12):
+        g = felt()
+        small_die(g, 100, 100, d)
+        small_die(g, 40 + 4 * min(i, moves), 150, d)
+        out.append(g)
+    return out
+
+
+SMALL = CFG.model_copy(update={"die_px": 6.0})
+
+
+def test_one_small_die_rolling_alone_is_motion_until_it_stops():
+    # A 6 px die in 320x240 changes ~48 pixels a frame: under 0.002 of the frame (153), so
+    # the frame's share alone never saw it (audit t7: no event at all).
+    events = run(SettleDetector(SMALL), [felt()] * 5 + rolling(37))
+    assert (5, MOTION) in events
+    # B's last move is frame 5 + 37; still from the next frame; 4 still frames later: read.
+    assert [i for i, k in events if k == SETTLED] == [5 + 37 + 4]
+    assert [k for _, k in events].count(SETTLING) == 1
+
+
+def test_small_dice_thrown_again_elsewhere_are_read_again():
+    second = []
+    for g in rolling(5):
+        g = np.roll(g, 60, axis=1)
+        second.append(g)
+    events = run(SettleDetector(SMALL), [felt()] * 5 + rolling(5) + second)
+    assert [k for _, k in events].count(SETTLED) == 2 and UNCHANGED not in [k for _, k in events]
+
+
+def test_scattered_sensor_noise_under_the_frames_share_is_not_motion_with_die_px():
+    # 70 random single pixels are 40 grey levels off in every frame, so ~140 differ from
+    # frame to frame (under the frame's share of 153, which the old gate needed): with a
+    # gate of 9 pixels (a quarter of a 6 px die) counted plainly, that would be motion on
+    # every frame; counted as compact patches only, it is not.
+    rng = np.random.default_rng(7)
+    frames = []
+    for g in [felt()] * 20 + rolling(10) + [rolling(10)[-1]] * 10:
+        g = g.copy()
+        ys, xs = rng.integers(0, LH, 70), rng.integers(0, LW, 70)
+        g[ys, xs] = np.clip(g[ys, xs].astype(int) + 40, 0, 255).astype(np.uint8)
+        frames.append(g)
+    events = run(SettleDetector(SMALL), frames)
+    assert [i for i, k in events if k == MOTION] == [20]  # the throw, nothing before it
+    assert [k for _, k in events].count(SETTLED) == 1
+
+
+def test_the_gate_is_a_quarter_die_under_the_frames_share():
+    from dicecall.edge.settle import motion_pixels
+
+    assert motion_pixels(CFG, (LH, LW)) == 153  # 0.002 of 320x240
+    assert motion_pixels(SMALL, (LH, LW)) == 9
+    assert motion_pixels(CFG.model_copy(update={"die_px": 40.0}), (LH, LW)) == 153
