@@ -77,6 +77,13 @@ class Picamera2Source(_Strict):
                                         description="manual focus in dioptres; None = fixed "
                                                     "-focus module (no AfMode set)")
     buffer_count: int = Field(4, ge=2, le=16, description="request buffers")
+    # A wedged sensor or driver leaves capture_request() waiting forever (picamera2 has no
+    # timeout of its own): the camera would stay "up", never be reopened, and a stop would
+    # hang on it. Past this the capture is a camera error: closed and reopened.
+    capture_timeout_s: float = Field(2.0, ge=0.1, le=60,
+                                     description="no frame for this long is a camera error "
+                                                 "(closed and reopened); at least 3 frame "
+                                                 "times are always waited")
 
     @model_validator(mode="after")
     def _lores_fits(self) -> Picamera2Source:

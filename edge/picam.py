@@ -5,6 +5,13 @@ with `apt install python3-picamera2`). Both arrays come from one `capture_reques
 evidence frame is the frame whose motion was measured; the request is released in a
 `finally` at once, since holding it stalls the camera's buffer queue.
 
+A capture waits at most `capture_timeout_s` (and at least three frame times): the request
+is asked for without waiting (`capture_request(wait=False)`, a job) and waited for with
+`Picamera2.wait(job, timeout)`. A sensor or driver that wedges then gives a CameraError,
+so the camera is reported down and closed and reopened, instead of a capture that never
+returns. Closing a wedged camera may block too, so it is given CLOSE_TIMEOUT_S in a
+thread of its own and then abandoned (logged).
+
 Controls are fixed from calibration (`dicecall calibrate exposure`): AE and AWB off,
 ExposureTime, AnalogueGain, ColourGains; autofocus off at a manual LensPosition when the
 module has a focus motor. A frame read under drifting exposure or colour would not be the
@@ -13,7 +20,10 @@ frame the thresholds were calibrated on.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import logging
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +34,10 @@ from .config import Picamera2Source as Picamera2Config
 from .sources import CameraError, Frame
 
 AF_MODE_MANUAL = 0  # libcamera controls.AfModeEnum.Manual
+CLOSE_TIMEOUT_S = 2.0
+# picamera2's Job.get_result raises concurrent.futures' TimeoutError (the builtin from 3.11)
+_TIMEOUTS = (TimeoutError, concurrent.futures.TimeoutError)
+log = logging.getLogger("dicecall.edge")
 
 
 def load_controls(exposure: Path | None, lens_position: float | None) -> dict:
@@ -100,9 +114,14 @@ class Picamera2Source:
         if self._cam is None:
             raise CameraError("camera is not open")
         w, h = self.cfg.lores_size
+        timeout = max(self.cfg.capture_timeout_s, 3 / self.cfg.fps)
         while True:
             try:
-                request = self._cam.capture_request()
+                job = self._cam.capture_request(wait=False)
+                request = self._cam.wait(job, timeout=timeout)
+            except _TIMEOUTS as exc:
+                raise CameraError(f"no frame from camera {self.cfg.camera} for {timeout:g} s "
+                                  "(capture timed out)") from exc
             except Exception as exc:
                 raise CameraError(f"capture failed: {exc}") from exc
             try:  # the request is released however the consumer leaves this frame
@@ -127,6 +146,17 @@ class Picamera2Source:
         cam, self._cam = self._cam, None
         if cam is None:
             return
-        for step in (cam.stop, cam.close):
-            with contextlib.suppress(Exception):  # a camera that died: nothing more to do
-                step()
+
+        def shut() -> None:
+            for step in (cam.stop, cam.close):
+                with contextlib.suppress(Exception):  # a camera that died: nothing more to do
+                    step()
+
+        # A wedged camera may block stop() as it blocked the capture: the runner must still
+        # reopen it (or stop) rather than wait forever.
+        closer = threading.Thread(target=shut, name="picamera2-close", daemon=True)
+        closer.start()
+        closer.join(CLOSE_TIMEOUT_S)
+        if closer.is_alive():
+            log.error("camera did not close; abandoned", extra={
+                "camera": self.cfg.camera, "timeout_s": CLOSE_TIMEOUT_S})

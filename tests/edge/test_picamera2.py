@@ -48,9 +48,18 @@ class FakeRequest:
         self.cam.outstanding -= 1
 
 
+class FakeJob:
+    """What picamera2 returns for capture_request(wait=False): resolved by Picamera2.wait."""
+
+    def __init__(self, request: FakeRequest | None) -> None:
+        self.request = request
+
+
 class FakePicamera2:
     instances: ClassVar[list] = []
     script: ClassVar[list] = []
+    # frames each camera opened gives before its driver wedges (None: never), in open order
+    hang_after: ClassVar[list] = []
 
     def __init__(self, camera_num: int = 0) -> None:
         self.camera_num = camera_num
@@ -61,6 +70,10 @@ class FakePicamera2:
         self.arrays: list[str] = []  # streams copied out, in order
         self.started = self.closed = False
         self.n = 0
+        plan = FakePicamera2.hang_after
+        self.hangs_at = plan[len(FakePicamera2.instances)] \
+            if len(FakePicamera2.instances) < len(plan) else None
+        self.waits: list[float | None] = []
         FakePicamera2.instances.append(self)
 
     def create_video_configuration(self, main=None, lores=None, controls=None,
@@ -77,7 +90,22 @@ class FakePicamera2:
     def start(self) -> None:
         self.started = True
 
-    def capture_request(self, wait=None, flush=None) -> FakeRequest:
+    def capture_request(self, wait=None, flush=None):
+        if self.hangs_at is not None and self.n >= self.hangs_at:
+            if wait is False:
+                return FakeJob(None)  # never completes
+            threading.Event().wait()  # the real blocking call never returns either
+        req = self._request()
+        return FakeJob(req) if wait is False else req
+
+    def wait(self, job: FakeJob, timeout=None) -> FakeRequest:
+        self.waits.append(timeout)
+        if job.request is None:
+            time.sleep(timeout)  # Job.get_result(timeout) on a wedged camera
+            raise TimeoutError
+        return job.request
+
+    def _request(self) -> FakeRequest:
         if self.outstanding >= 2:
             raise RuntimeError("buffers exhausted: requests are not released")
         main, y = self.script[min(self.n, len(self.script) - 1)]
@@ -100,6 +128,7 @@ def fake_picamera2(monkeypatch):
     module = types.ModuleType("picamera2")
     module.Picamera2 = FakePicamera2
     FakePicamera2.instances = []
+    FakePicamera2.hang_after = []
     monkeypatch.setitem(sys.modules, "picamera2", module)
     return FakePicamera2
 
@@ -204,3 +233,50 @@ def test_lores_motion_drives_a_read_through_the_runner(fake_picamera2, tmp_path,
     cam = fake_picamera2.instances[0]
     assert all(r.released for r in cam.requests)
     assert cam.arrays.count("main") == 1  # only the settled frame is copied out in full
+
+
+def test_a_wedged_capture_is_a_camera_error_the_camera_is_reopened_and_stop_returns(
+        fake_picamera2, tmp_path, kit):
+    """picamera2's capture_request() can wait forever on a wedged sensor or driver (audit
+    t5): the camera stayed "up", was never reopened, and SIGTERM could not stop the edge."""
+    import urllib.request
+
+    still = np.full((LORES[1], LORES[0]), 80, np.uint8)
+    fake_picamera2.script = _frames(1, still)
+    fake_picamera2.hang_after = [5, 3, None]  # wedges after 5 frames, then 3, then never
+    svc = kit.Service(tmp_path)  # never started
+    cfg = kit.config(tmp_path, svc, kit.TABLE, kit.DEVICE, "s" * 32, tmp_path,
+                     health={"port": 0},
+                     source={"kind": "picamera2", "main_size": MAIN, "lores_size": LORES,
+                             "capture_timeout_s": 0.3})
+    events = []
+    runner = EdgeRunner(cfg, on_event=events.append, reader=kit.Reader([(3, 5)]))
+    stop = threading.Event()
+    thread = threading.Thread(target=runner.run, args=(stop,), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while len(fake_picamera2.instances) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    errors = [e for e in events if e["kind"] == "camera_error"]
+    assert errors and "no frame from camera 0 for 0.3 s" in errors[0]["error"]
+    first = fake_picamera2.instances[0]
+    assert first.closed and first.waits[-1] == pytest.approx(0.3)
+    # the second camera wedges too: down (camera_up 0) while it waits to be reopened
+    while not runner.metrics.value("dicecall_edge_camera_errors_total") >= 2 \
+            and time.monotonic() < deadline:
+        time.sleep(0.02)
+    metrics = urllib.request.urlopen(runner.health_url + "/metrics").read().decode()
+    assert "dicecall_edge_camera_up 0.0" in metrics
+    # the third camera runs: up again, frames flowing
+    while len(fake_picamera2.instances) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    assert runner.metrics.value("dicecall_edge_camera_up") == 1
+    # a wedge now, with stop set while the capture waits: the runner stops within the
+    # capture timeout
+    fake_picamera2.instances[2].hangs_at = 0
+    time.sleep(0.1)
+    began = time.monotonic()
+    stop.set()
+    thread.join(5)
+    assert not thread.is_alive() and time.monotonic() - began < 2
