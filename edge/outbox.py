@@ -73,6 +73,14 @@ class Outbox:
         self._lock = threading.Lock()
         self.changed = threading.Condition()
         self.version = 0  # bumped on every put/done, so a waiter cannot miss a change
+        # A High Roll throw stored while its phase was unknown (`put(held=True)`) whose
+        # process died before the phase was known: as stored, it is the phase-unknown roll
+        # for review, so it is sent as it is rather than lost.
+        found = self._db.execute("UPDATE rolls SET state='pending' WHERE state='held'"
+                                 ).rowcount
+        if found:
+            log.warning(f"{found} High Roll throw(s) stored before their phase was known: "
+                        "sent for review with the phase unknown", extra={"rolls": found})
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -154,8 +162,9 @@ class Outbox:
                 and self.disk_free() - nbytes >= DISK_RESERVE)
 
     def put(self, seq: int, roll_id: str, body: bytes, settled_wall: float,
-            cursor: tuple[str, str] | None = None) -> None:
+            cursor: tuple[str, str] | None = None, held: bool = False) -> None:
         """Stores one roll durably (fsync'd on return), with the source cursor if given.
+        `held`: not sent until `release` (a High Roll throw waiting for its phase).
 
         Raises:
             sqlite3.Error: the disk refused the write; the caller must not count the read.
@@ -163,9 +172,10 @@ class Outbox:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute("INSERT INTO rolls (seq, roll_id, body, settled_wall, created)"
-                                 " VALUES (?, ?, ?, ?, ?)",
-                                 (seq, roll_id, body, settled_wall, time.time()))
+                self._db.execute("INSERT INTO rolls (seq, roll_id, body, settled_wall, created,"
+                                 " state) VALUES (?, ?, ?, ?, ?, ?)",
+                                 (seq, roll_id, body, settled_wall, time.time(),
+                                  "held" if held else "pending"))
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES ('last_seq', ?)",
                                  (str(seq),))
                 if cursor is not None:
@@ -174,6 +184,18 @@ class Outbox:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+        self._bump()
+
+    def release(self, seq: int, roll_id: str, body: bytes) -> None:
+        """Makes a held roll pending with its final body (fsync'd on return).
+
+        Raises:
+            sqlite3.Error: the disk refused the write; the held row stays held (and is sent
+                as stored after a restart).
+        """
+        with self._lock:
+            self._db.execute("UPDATE rolls SET roll_id=?, body=?, state='pending' WHERE seq=? "
+                             "AND state='held'", (roll_id, body, seq))
         self._bump()
 
     def _bump(self) -> None:

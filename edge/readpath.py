@@ -2,8 +2,11 @@
 
 A mixin of EdgeRunner (edge/runner.py), kept apart so each file reads in one sitting. A read
 counts as done when its roll is committed to the outbox. A still scene with no dice in play is
-not a roll. A High Roll throw whose phase the service has not settled yet is held here as
-`_pending` while frames keep flowing (edge/phase.py).
+not a roll. A High Roll throw whose phase the service has not settled yet waits here as
+`_pending` while frames keep flowing (edge/phase.py); it is in the outbox from the start, as
+a `held` row with its phase-unknown body, so a crash while it waits does not lose it (a
+restarted edge sends it for review as stored); once the phase is known the row gets its
+final body and is sent.
 """
 
 from __future__ import annotations
@@ -11,10 +14,10 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .flow import Expect
-from .reading import Scene
+from .reading import Roll, Scene
 from .settle import SettleEvent
 from .sources import Frame
 
@@ -31,6 +34,7 @@ class _Settled:
     detected_wall: float
     detect_s: float
     deadline: float  # monotonic: read with an unknown phase after this
+    held: Roll | None = None  # its phase-unknown roll, stored in the outbox as held
 
 
 class ReadPath:
@@ -67,8 +71,14 @@ class ReadPath:
         if self.phase is None:
             self._read(item, self.flow.expect())
             return
-        self._pending = item
-        self._finish_pending("poll")
+        expect = self.phase.expect()
+        if expect is not None:
+            self._read(item, expect)
+            return
+        held = self._build(item, None)  # the phase is not known yet: stored at once
+        if held is not None and self._store(item, held, held=True):
+            self._seq += 1  # the held row has this seq
+            self._pending = replace(item, held=held)
 
     def _finish_pending(self, mode: str) -> None:
         """Reads the pending High Roll throw once its phase is known. mode: "poll" (only if
@@ -87,34 +97,63 @@ class ReadPath:
                         extra={"frame": item.frame.label})
         self._read(item, expect)
 
+    def _build(self, item: _Settled, expect: Expect | None) -> Roll | None:
+        """The roll's body (seq: the held row's, else the next), or None after a read error."""
+        seq = item.held.seq if item.held is not None else self._seq
+        try:
+            roll = self.reading.roll(item.frame, expect, seq, item.scene)
+        except Exception as exc:  # a reader fault on one frame must not stop the table
+            if item.held is not None:
+                log.exception("reading the held throw again failed: sent as stored",
+                              extra={"frame": item.frame.label})
+                return item.held
+            self._read_error(item.frame, exc)
+            return None
+        if roll.with_jpeg and not self.outbox.fits(len(roll.body)):
+            log.error("outbox full: this roll is kept with its evidence hashes only",
+                      extra={"seq": roll.seq, "max_bytes": self.cfg.outbox.max_bytes})
+            roll = self.reading.without_jpeg(roll)
+        return roll
+
+    def _store(self, item: _Settled, roll: Roll, held: bool = False) -> bool:
+        """Commits the roll (a held row: `held`; the final body of a held row: `release`)."""
+        frame = item.frame
+        rest_wall = frame.wall - (frame.t - item.ev.still_since)
+        cursor = None
+        if self._cursor_key is not None:
+            cursor = (self._cursor_key, repr(frame.t * 1000))
+        try:
+            if item.held is not None:
+                self.outbox.release(roll.seq, roll.roll_id, roll.body)
+            else:
+                self.outbox.put(roll.seq, roll.roll_id, roll.body, rest_wall, cursor, held)
+        except sqlite3.Error as exc:
+            if item.held is not None:  # still in the outbox, held: sent after a restart
+                log.error("outbox write failed; the held throw stays held until a restart",
+                          extra={"frame": frame.label, "error": str(exc)})
+                self.emit("outbox_error", frame=frame.label, error=str(exc))
+                return False
+            log.error("outbox write failed; this read is not counted",
+                      extra={"frame": frame.label, "error": str(exc)})
+            self.emit("outbox_error", frame=frame.label, error=str(exc))
+            self.detector.forget(frame.t)
+            return False
+        return True
+
     def _read(self, item: _Settled, expect: Expect | None) -> None:
         frame, ev = item.frame, item.ev
         t0 = time.perf_counter() - item.detect_s
         detected_wall = item.detected_wall
         rest_wall = frame.wall - (frame.t - ev.still_since)
-        try:
-            roll = self.reading.roll(frame, expect, self._seq, item.scene)
-        except Exception as exc:  # a reader fault on one frame must not stop the table
-            self._read_error(frame, exc)
-            return
-        if roll.with_jpeg and not self.outbox.fits(len(roll.body)):
-            log.error("outbox full: this roll is kept with its evidence hashes only",
-                      extra={"seq": roll.seq, "max_bytes": self.cfg.outbox.max_bytes})
-            roll = self.reading.without_jpeg(roll)
-        cursor = None
-        if self._cursor_key is not None:
-            cursor = (self._cursor_key, repr(frame.t * 1000))
-        try:
-            self.outbox.put(self._seq, roll.roll_id, roll.body, rest_wall, cursor)
-        except sqlite3.Error as exc:
-            log.error("outbox write failed; this read is not counted",
-                      extra={"frame": frame.label, "error": str(exc)})
-            self.emit("outbox_error", frame=frame.label, error=str(exc))
-            self.detector.forget(frame.t)
+        # the phase stayed unknown: the stored (held) body is the roll
+        roll = item.held if item.held is not None and expect is None \
+            else self._build(item, expect)
+        if roll is None or not self._store(item, roll):
             return
         if self.phase is not None:
-            self.phase.posted(self._seq)
-        self._seq += 1
+            self.phase.posted(roll.seq)
+        if item.held is None:
+            self._seq += 1
         read_s = time.perf_counter() - t0
         self.metrics.read_seconds.observe(read_s)
         self.metrics.reads.labels(roll.verdict.status).inc()
