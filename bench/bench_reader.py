@@ -22,7 +22,8 @@ the peer YOLO11n-320 (`../shared/peers/`). Beside the runtime (FP32, INT8, and i
 INT8 reader behind the FP32 detector, session 24): FP32 reading each
 crop once (fp32x1), FP32 with the detector looking once, without its zoomed second look
 (fp32z0), and, while the runtime reads one view first and the rest only for a die in doubt,
-FP32 reading every die in all views (fp32all). The views read per die found are printed for
+FP32 reading every die in all views (fp32all); the 4032x3024 row also as `dicecall predict`
+reads it (predict: no game, its tiled look). The views read per die found are printed for
 each set: the throw box and craps sets are read as a High Roll and a Craps table read them,
 the shaker set as Props & Hops (where the tilt alone puts a die in doubt), the real photos
 and the unseen styles as `dicecall evaluate` reads without a game (models/reader.md,
@@ -146,7 +147,7 @@ def _config(models: Path, variant: str, game: str | None, **kw):
 
 
 def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | None = None,
-            first_views: int | None = None, game: str | None = "thrown"):
+            first_views: int | None = None, game: str | None = "thrown", tile_zoom: float = 0.0):
     """A reader of `variant` as `game` reads (`_config`), counting crops and dice found."""
     from dicecall.vision.config import ReaderConfig
     from dicecall.vision.reader import DiceReader
@@ -154,7 +155,7 @@ def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | 
     zoom = ReaderConfig().zoom_below if zoom is None else zoom
     first = ReaderConfig().first_views if first_views is None else first_views
     reader = DiceReader(_config(models, variant, game, threads=threads, views=views,
-                                zoom_below=zoom, first_views=first))
+                                zoom_below=zoom, first_views=first, tile_zoom=tile_zoom))
     reader.reader = _Counting(reader.reader)
     detect, reader.found = reader.detect, 0
 
@@ -361,6 +362,11 @@ def main() -> int:
                 mode["fp32z0"] = _reader(models, "fp32", args.threads, views, 0.0, first, game)
             modes[game] = mode
         readers = modes["thrown"]
+        # The large photos also as `dicecall predict` reads them: no game, with its tiled
+        # look (vision/tiles.py; a table reads without).
+        from dicecall.vision.cli import PHOTO_TILE_ZOOM
+
+        photo = _reader(models, "fp32", args.threads, views, zoom, first, None, PHOTO_TILE_ZOOM)
         from dicecall.vision.verdict import VerdictConfig
 
         v = VerdictConfig()
@@ -376,7 +382,10 @@ def main() -> int:
         per_die = {}  # views per die found, runtime FP32, by synthetic set
         by_style = {}  # read right by die style, runtime FP32, unseen-style sets
         for name, folders, target in _sets(synth, args.real) + large:
-            for variant, reader in modes[target.get("game")].items():
+            mode = modes[target.get("game")]
+            if name.startswith("throwbox ") and name.endswith("3024"):
+                mode = {**mode, "predict": photo}
+            for variant, reader in mode.items():
                 a = accuracy(reader, folders)
                 per_die[name, variant] = a["views"]
                 miss = missed(a, target)
