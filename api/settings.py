@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -61,8 +62,22 @@ class Settings(BaseSettings):
     label_min_confidence: float = Field(0.9, gt=0, le=1, description="Rolls with a die read "
                                         "below this confidence go to the labeling queue.")
 
+    @field_validator("secret_key")
+    @classmethod
+    def _key_not_blank(cls, v: SecretStr | None) -> SecretStr | None:
+        # An empty DICECALL_SECRET_KEY= would make every device secret and CSRF token an
+        # HMAC under an empty (public) key.
+        if v is not None and not v.get_secret_value().strip():
+            raise ValueError("secret_key is empty; unset DICECALL_SECRET_KEY to use key_file, "
+                             "or set a real key")
+        return v
+
     def server_key(self) -> bytes:
-        """The key device secrets derive from (bytes); creates key_file when needed."""
+        """The key device secrets derive from (bytes); creates key_file when needed.
+
+        Raises:
+            ValueError: key_file exists but holds no key (empty or blank).
+        """
         if self.secret_key is not None:
             return self.secret_key.get_secret_value().encode()
         path = self.key_file
@@ -72,10 +87,24 @@ class Settings(BaseSettings):
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
-                return path.read_text().strip().encode()
+                # Another worker created it a moment ago: give it time to write the key.
+                for _ in range(20):
+                    if path.read_text().strip():
+                        break
+                    time.sleep(0.05)
+                return self._read_key(path)
             with os.fdopen(fd, "w") as fh:
                 fh.write(secrets.token_hex(32))
-        return path.read_text().strip().encode()
+        return self._read_key(path)
+
+    @staticmethod
+    def _read_key(path: Path) -> bytes:
+        key = path.read_text().strip()
+        if not key:
+            raise ValueError(f"key file {path} is empty: restore the server key (device "
+                             "secrets derive from it) or remove the file to create a new one "
+                             "(every device must then be bound again)")
+        return key.encode()
 
 
 @lru_cache(maxsize=1)

@@ -67,3 +67,23 @@ def test_admin_dice_set_commands_are_audited(cli_db):
                      "WHERE kind = 'dice_set_in_service' AND id = 4")
     out = runner.invoke(app, ["audit", "verify"])
     assert out.exit_code == 1 and "event 4: contents edited" in out.output
+
+
+def test_an_empty_server_key_is_refused(tmp_path, monkeypatch):
+    """An empty DICECALL_SECRET_KEY or key file would make every device secret and CSRF
+    token an HMAC under an empty, public key: refused, naming what to do."""
+    from pydantic import ValidationError
+
+    from dicecall.api.settings import Settings
+
+    for blank in ("", "  "):
+        monkeypatch.setenv("DICECALL_SECRET_KEY", blank)
+        with pytest.raises(ValidationError, match="secret_key is empty"):
+            Settings()
+    monkeypatch.delenv("DICECALL_SECRET_KEY")
+    key = tmp_path / "key"
+    key.write_text("\n")
+    with pytest.raises(ValueError, match="is empty"):
+        Settings(key_file=key).server_key()
+    fresh = Settings(key_file=tmp_path / "new" / "key")
+    assert len(fresh.server_key()) == 64 and fresh.server_key() == fresh.server_key()
