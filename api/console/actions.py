@@ -34,7 +34,9 @@ def _target(db: Database, kind: str, ref: str) -> tuple[str, str]:
     """(roll id, table id) an alert refers to."""
     with db.read() as session:
         if kind == "dealer_call":
-            call = session.get(DealerCall, int(ref)) if ref.isdigit() else None
+            # ASCII digits only ("²".isdigit() is true) and within a BIGINT id.
+            numeric = ref.isascii() and ref.isdigit() and len(ref) <= 18
+            call = session.get(DealerCall, int(ref)) if numeric else None
             if call is None or call.matches:
                 raise ApiError(404, "unknown_alert", f"no dealer-call alert {ref!r}")
             return call.roll_id, call.table_id

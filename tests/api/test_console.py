@@ -286,3 +286,12 @@ def test_migrations_match_the_models(sqlite_url):
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
     engine.dispose()
+
+
+def test_an_alert_ref_that_is_not_an_id_is_unknown_not_a_server_error(hl):
+    headers = login(hl, "surveillance")
+    # "²" is a digit to str.isdigit() but not to int(); 10**23 overflows an id column.
+    for ref in ("%C2%B2", "9" * 23, "-1", "abc"):
+        r = hl.client.post(f"/console/api/alerts/dealer_call/{ref}", headers=headers,
+                           json={"action": "acknowledge"})
+        assert r.status_code == 404 and r.json()["code"] == "unknown_alert", (ref, r.text)
