@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 from sqlalchemy import delete, select
@@ -22,7 +23,9 @@ from ..db.models import DealerCall, Roll
 from ..db.session import Database
 from ..errors import ApiError
 from ..schemas.common import Face, Strict
+from ..services.evidence import path_for
 from ..services.state import now
+from .export import jpeg_size
 from .queries import console_roll
 
 _SCAN = 5000  # newest rolls looked at for the queue
@@ -32,7 +35,8 @@ class DieIn(Strict):
     """One die as the labeler sees it; box in pixels of the clean frame."""
 
     face: Face
-    box: list[float] = Field(min_length=4, max_length=4,
+    box: list[Annotated[float, Field(allow_inf_nan=False)]] = Field(
+                             min_length=4, max_length=4,
                              description="x0, y0, x1, y1 in pixels of the clean frame.")
     cocked: bool = False
     stacked: bool = False
@@ -98,15 +102,33 @@ def labels_of(db: Database, roll_id: str) -> list[dict[str, Any]]:
              "labeler": r.labeler, "at": r.created_at} for r in rows]
 
 
-def save(db: Database, roll_id: str, labels: LabelsIn, who: str) -> list[dict[str, Any]]:
-    """Replaces the roll's labels with `labels`; the audit event carries their sha256."""
+def _check_in_frame(labels: LabelsIn, evidence_dir: Path, sha: str) -> None:
+    """422 when a box reaches past the clean frame (its YOLO export would not be in 0-1)."""
+    path = path_for(evidence_dir, sha)
+    if not path.is_file():
+        return  # the export names the missing frame (409 evidence_missing)
+    width, height = jpeg_size(path.read_bytes())
+    for k, d in enumerate(labels.dice):
+        if d.box[2] > width or d.box[3] > height:
+            raise ApiError(422, "box_outside_frame", f"die {k}: box {d.box} reaches past "
+                           f"the {width}x{height} frame")
+
+
+def save(db: Database, roll_id: str, labels: LabelsIn, who: str,
+         evidence_dir: Path | None = None) -> list[dict[str, Any]]:
+    """Replaces the roll's labels with `labels`; the audit event carries their sha256.
+
+    With `evidence_dir`, every box must lie inside the clean frame (422 otherwise)."""
     with db.write() as session:
         roll = session.get(Roll, roll_id)
         if roll is None:
             raise ApiError(404, "unknown_roll", f"no roll {roll_id!r}")
-        if not json.loads(roll.detail_json)["evidence"].get("clean_stored"):
+        evidence = json.loads(roll.detail_json)["evidence"]
+        if not evidence.get("clean_stored"):
             raise ApiError(409, "no_evidence", f"roll {roll_id} has no stored clean frame "
                            "to label")
+        if evidence_dir is not None:
+            _check_in_frame(labels, evidence_dir, evidence["clean_sha256"])
         session.execute(delete(DieLabel).where(DieLabel.roll_id == roll_id))
         at = now()
         for k, d in enumerate(labels.dice):

@@ -41,8 +41,9 @@ async def get_labels(roll_id: str, db: DbDep, _: Labeler) -> list[dict]:
 
 @router.put("/{roll_id}")
 def put_labels(roll_id: str, body: labels.LabelsIn, db: DbDep, broker: BrokerDep,
-               who: Labeler) -> list[dict]:
-    """Replaces the roll's per-die labels (face, box, cocked, stacked, outside)."""
-    out = labels.save(db, roll_id, body, who.name)
+               settings: SettingsDep, who: Labeler) -> list[dict]:
+    """Replaces the roll's per-die labels (face, box, cocked, stacked, outside); every box
+    finite and inside the clean frame (422 otherwise)."""
+    out = labels.save(db, roll_id, body, who.name, settings.evidence_dir)
     broker.notify()
     return out

@@ -295,3 +295,29 @@ def test_an_alert_ref_that_is_not_an_id_is_unknown_not_a_server_error(hl):
         r = hl.client.post(f"/console/api/alerts/dealer_call/{ref}", headers=headers,
                            json={"action": "acknowledge"})
         assert r.status_code == 404 and r.json()["code"] == "unknown_alert", (ref, r.text)
+
+
+def test_a_label_box_must_be_finite_and_inside_the_frame(hl):
+    """NaN was a 500 (NOT NULL on SQLite), Infinity was stored as null, and a box past the
+    frame was kept and exported with YOLO coordinates above 1; each is now a 422 and the
+    labels already saved stay."""
+    table = hl.table()
+    device = hl.device(table)
+    low = with_evidence(hl.body(1, (2, 5), confidences=[0.55, 0.99]), jpeg(320, 240))
+    assert hl.post_roll(table, device, low).status_code == 201
+    headers = {**login(hl, "labeler"), "Content-Type": "application/json"}
+    url = f"/console/api/labels/{low['roll_id']}"
+    good = {"dice": [{"face": 2, "box": [50, 60, 90, 100]}]}
+    assert hl.client.put(url, json=good, headers=headers).status_code == 200
+    for raw in (b'{"dice": [{"face": 3, "box": [1, 1, NaN, 9]}]}',
+                b'{"dice": [{"face": 3, "box": [1, 1, Infinity, 9]}]}',
+                b'{"dice": [{"face": 3, "box": [-Infinity, 1, 5, 9]}]}'):
+        r = hl.client.put(url, content=raw, headers=headers)
+        assert r.status_code == 422, (raw, r.text)
+    for box in ([300, 200, 321, 230], [10, 10, 40, 241]):
+        r = hl.client.put(url, json={"dice": [{"face": 3, "box": box}]}, headers=headers)
+        assert r.status_code == 422 and r.json()["code"] == "box_outside_frame", r.text
+    edge = {"dice": [{"face": 4, "box": [280, 200, 320, 240]}]}  # up to the frame's edge
+    saved = hl.client.get(url).json()
+    assert [d["box"] for d in saved] == [[50.0, 60.0, 90.0, 100.0]]
+    assert hl.client.put(url, json=edge, headers=headers).status_code == 200
