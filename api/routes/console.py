@@ -49,7 +49,7 @@ class LoginIn(Strict):
 class ActionIn(Strict):
     action: str = Field(pattern="^(acknowledge|confirm|correct|no_roll)$")
     faces: list[Face] | None = Field(None, max_length=10)
-    note: str = Field("", max_length=500)
+    note: str = Field("", max_length=500, pattern=r"^[^\x00]*$")
 
 
 class TokenIn(Strict):

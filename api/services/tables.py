@@ -92,6 +92,10 @@ def create_token(db: Database, name: str, role: str) -> dict:
     """A bearer token for a person or integration; only its hash is stored."""
     if role not in ROLES:
         raise ApiError(422, "bad_role", f"role must be one of {', '.join(ROLES)}")
+    # The name is who acted in the audit chain and the console: one visible line (a NUL
+    # was also a 500 on PostgreSQL, whose text cannot hold it).
+    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ApiError(422, "bad_name", "a token's name is one line of visible text")
     token, digest = new_token()
     token_id = new_id()
     with db.write() as session:

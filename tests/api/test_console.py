@@ -321,3 +321,26 @@ def test_a_label_box_must_be_finite_and_inside_the_frame(hl):
     saved = hl.client.get(url).json()
     assert [d["box"] for d in saved] == [[50.0, 60.0, 90.0, 100.0]]
     assert hl.client.put(url, json=edge, headers=headers).status_code == 200
+
+
+def test_a_token_name_or_note_with_a_nul_or_blank_name_is_refused(hlb):
+    """PostgreSQL text cannot hold NUL: a token named "a\\x00b" or a note with one was a
+    500 there; a blank or multi-line name is refused too (it names who acted)."""
+    hl = hlb
+    table = hl.table()
+    device = hl.device(table)
+    held = hl.body(1, (3, 4), verdict="needs_review")
+    assert hl.post_roll(table, device, held).status_code == 201
+    headers = login(hl, "admin")
+    for name in ("a\x00b", "   ", "a\nb"):
+        r = hl.client.post("/console/api/tokens", json={"name": name, "role": "labeler"},
+                           headers=headers)
+        assert r.status_code == 422 and r.json()["code"] == "bad_name", (name, r.text)
+    r = hl.client.post(f"/console/api/alerts/needs_review/{held['roll_id']}",
+                       headers=headers, json={"action": "acknowledge", "note": "x\x00"})
+    assert r.status_code == 422, r.text
+    r = hl.client.post(f"/console/api/alerts/needs_review/{held['roll_id']}",
+                       headers=headers, json={"action": "acknowledge", "note": "seen\nok"})
+    assert r.status_code == 200, r.text
+    assert hl.client.post("/console/api/tokens", json={"name": "floor 2", "role": "labeler"},
+                          headers=headers).status_code == 201
