@@ -44,8 +44,13 @@ def yolo_rows(label: Path) -> list[tuple[int, float, float, float, float]]:
     """
     if not label.is_file():
         return []
+    try:
+        text = label.read_text()
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{label}: not a UTF-8 text label file ({exc.reason} at byte "
+                           f"{exc.start})") from exc
     rows = []
-    for n, line in enumerate(label.read_text().splitlines(), start=1):
+    for n, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             rows.append(_yolo_row(line, f"{label}:{n}"))
     return rows
@@ -155,7 +160,7 @@ def _coco_doc(root: Path) -> tuple[Path, dict]:
         raise DatasetError(f"{root}: no annotations.json (or _annotations.coco.json)")
     try:
         doc = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DatasetError(f"{path}: not valid JSON ({exc})") from exc
     if not isinstance(doc, dict) or not {"images", "annotations", "categories"} <= set(doc):
         raise DatasetError(f"{path}: needs 'images', 'annotations' and 'categories'")
@@ -176,24 +181,40 @@ def load_coco(folder: str | Path) -> list[tuple[Path, SceneRecord]]:
         if len(digits) == 1 and 1 <= int(digits[0]) <= 6:
             faces[c["id"]] = int(digits[0])
     recs: dict[int, tuple[Path, SceneRecord]] = {}
-    for im in doc["images"]:
-        img = root / "images" / im["file_name"]
-        img = img if img.is_file() else root / im["file_name"]
-        recs[im["id"]] = (
-            img,
-            SceneRecord(
-                image=Path(im["file_name"]).name,
-                width=im["width"],
-                height=im["height"],
-                source="coco",
-            ),
-        )
-    for a in doc["annotations"]:
-        if a["category_id"] not in faces:
-            raise DatasetError(f"{path}: category {a['category_id']} has no face value 1-6")
-        x, y, w, h = a["bbox"]
-        recs[a["image_id"]][1].dice.append(
-            DieLabel(face=faces[a["category_id"]], box=[x, y, x + w, y + h])
+    for n, im in enumerate(doc["images"]):
+        try:
+            name, width, height = str(im["file_name"]), im["width"], im["height"]
+            image_id = im["id"]
+        except (KeyError, TypeError) as exc:
+            raise DatasetError(f"{path}: images[{n}] needs id, file_name, width and height "
+                               f"(missing {exc})") from exc
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                   for v in (width, height)):
+            raise DatasetError(f"{path}: images[{n}] width and height must be positive "
+                               f"whole numbers, got {width!r} x {height!r}")
+        img = root / "images" / name
+        img = img if img.is_file() else root / name
+        recs[image_id] = (img, SceneRecord(image=Path(name).name, width=width,
+                                           height=height, source="coco"))
+    for n, a in enumerate(doc["annotations"]):
+        try:
+            category, image_id, bbox = a["category_id"], a["image_id"], a["bbox"]
+        except (KeyError, TypeError) as exc:
+            raise DatasetError(f"{path}: annotations[{n}] needs image_id, category_id and "
+                               f"bbox (missing {exc})") from exc
+        if category not in faces:
+            raise DatasetError(f"{path}: category {category} has no face value 1-6")
+        if image_id not in recs:
+            raise DatasetError(f"{path}: annotations[{n}] refers to image {image_id!r}, "
+                               "which is not in images")
+        if not (isinstance(bbox, list) and len(bbox) == 4
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                        and math.isfinite(v) for v in bbox) and bbox[2] > 0 and bbox[3] > 0):
+            raise DatasetError(f"{path}: annotations[{n}] bbox must be [x, y, w, h], finite "
+                               f"with a positive size, got {bbox!r}")
+        x, y, w, h = bbox
+        recs[image_id][1].dice.append(
+            DieLabel(face=faces[category], box=[x, y, x + w, y + h])
         )
     return sorted(recs.values(), key=lambda pr: pr[1].image)
 
@@ -204,6 +225,12 @@ def import_folder(fmt: str, src: str | Path, dst: str | Path) -> int:
     if fmt not in loaders:
         raise DatasetError(f"format must be one of {sorted(loaders)}, got {fmt!r}")
     pairs = loaders[fmt](src)
+    # Every image is checked before anything is written: a missing one must not leave
+    # half an import behind.
+    missing = [str(img) for img, _ in pairs if not img.is_file()]
+    if missing:
+        raise DatasetError(f"{len(missing)} image(s) named in the annotations are not in "
+                           f"{src}: {', '.join(missing[:5])}")
     dst = Path(dst)
     dst.mkdir(parents=True, exist_ok=True)
     for img, rec in pairs:
