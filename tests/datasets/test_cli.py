@@ -93,7 +93,7 @@ def test_malformed_import_is_a_message_and_writes_nothing(app, tmp_path):
         "unknown image": ([{"image_id": 7, "category_id": 1, "bbox": [1, 2, 3, 4]}], im,
                           "image 7"),
         "image w/o size": ([], [{"id": 1, "file_name": "a.jpg"}], "width and height"),
-        "missing image": ([], im + [{"id": 2, "file_name": "z.jpg", "width": 64,
+        "missing image": ([], [*im, {"id": 2, "file_name": "z.jpg", "width": 64,
                                      "height": 48}], "z.jpg"),
     }
     runner = CliRunner()
