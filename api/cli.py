@@ -17,14 +17,32 @@ admin = typer.Typer(help="Create tables, devices, tokens (prints secrets once), 
 audit_app = typer.Typer(help="The tamper-evident audit trail.", no_args_is_help=True)
 
 
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
 def _db():
+    """Settings and the migrated database; a bad setting or an unreachable or unparsable
+    database URL is `error: ...` and exit 2, not a traceback."""
+    from pydantic import ValidationError
+    from sqlalchemy.exc import ArgumentError, OperationalError
+
     from .db.migrate import upgrade
     from .db.session import Database
     from .settings import get_settings
 
-    settings = get_settings()
-    upgrade(settings.database_url)
-    return settings, Database(settings.database_url, 2, settings.sqlite_synchronous)
+    try:
+        settings = get_settings()
+    except ValidationError as exc:
+        raise _fail(f"settings (DICECALL_*): {exc}") from None
+    try:
+        upgrade(settings.database_url)
+        return settings, Database(settings.database_url, 2, settings.sqlite_synchronous)
+    except (ArgumentError, OperationalError) as exc:
+        # The URL itself is not echoed: it may hold a password.
+        raise _fail(f"database (DICECALL_DATABASE_URL): "
+                    f"{getattr(exc, 'orig', None) or exc}") from None
 
 
 def serve(
@@ -55,10 +73,18 @@ def create_table(
     options: Annotated[str, typer.Option(help="House options as JSON.")] = "{}",
 ) -> None:
     """Create a table and print it as JSON."""
+    from .errors import ApiError
     from .services.tables import create_table as create
 
+    try:
+        house = json.loads(options)
+    except json.JSONDecodeError as exc:
+        raise _fail(f"--options is not JSON: {exc}") from None
     _, db = _db()
-    typer.echo(json.dumps(create(db, game, name, json.loads(options)), indent=1))
+    try:
+        typer.echo(json.dumps(create(db, game, name, house), indent=1))
+    except ApiError as exc:
+        raise _fail(exc.message) from None
 
 
 @admin.command("device")
@@ -67,10 +93,14 @@ def create_device(
     name: Annotated[str, typer.Option()] = "edge",
 ) -> None:
     """Bind an edge device to a table; its secret is printed this once."""
+    from .errors import ApiError
     from .services.tables import create_device as create
 
     settings, db = _db()
-    typer.echo(json.dumps(create(db, settings.server_key(), table_id, name), indent=1))
+    try:
+        typer.echo(json.dumps(create(db, settings.server_key(), table_id, name), indent=1))
+    except (ApiError, ValueError) as exc:
+        raise _fail(getattr(exc, "message", str(exc))) from None
 
 
 @admin.command("token")
@@ -80,10 +110,14 @@ def create_token(
         "integration",
 ) -> None:
     """Create a bearer token with a role; the token is printed this once."""
+    from .errors import ApiError
     from .services.tables import create_token as create
 
     _, db = _db()
-    typer.echo(json.dumps(create(db, name, role), indent=1))
+    try:
+        typer.echo(json.dumps(create(db, name, role), indent=1))
+    except ApiError as exc:
+        raise _fail(exc.message) from None
 
 
 def _who(by: str) -> str:

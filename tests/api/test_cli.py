@@ -87,3 +87,29 @@ def test_an_empty_server_key_is_refused(tmp_path, monkeypatch):
         Settings(key_file=key).server_key()
     fresh = Settings(key_file=tmp_path / "new" / "key")
     assert len(fresh.server_key()) == 64 and fresh.server_key() == fresh.server_key()
+
+
+def test_a_bad_database_url_or_refused_admin_command_is_a_message(cli_db, monkeypatch,
+                                                                   tmp_path):
+    """These were tracebacks: an unparsable or unreachable database URL, a bad setting, an
+    unknown game or role, --options that is not JSON, a device for no table."""
+    _, runner = cli_db
+    for args, message in ((["admin", "table", "nope"], "unknown game"),
+                          (["admin", "table", "craps", "--options", "{bad"], "not JSON"),
+                          (["admin", "token", "x", "--role", "wizard"], "role must be"),
+                          (["admin", "device", "no-such-table"], "no table")):
+        out = runner.invoke(app, args)
+        assert out.exit_code == 2 and "error: " in out.output and message in out.output, \
+            (args, out.output)
+    for url in ("nonsense", f"sqlite:///{tmp_path}/no/such/dir/x.db",
+                "postgresql+psycopg://u:hunter2@127.0.0.1:1/x"):
+        monkeypatch.setenv("DICECALL_DATABASE_URL", url)
+        get_settings.cache_clear()
+        out = runner.invoke(app, ["audit", "verify"])
+        assert out.exit_code == 2 and "error: database (DICECALL_DATABASE_URL)" in out.output, \
+            out.output
+        assert "hunter2" not in out.output
+    monkeypatch.setenv("DICECALL_SHIFT_HOURS", "abc")
+    get_settings.cache_clear()
+    out = runner.invoke(app, ["audit", "verify"])
+    assert out.exit_code == 2 and "shift_hours" in out.output, out.output
