@@ -79,6 +79,8 @@ def zones(
     min_markers: Annotated[int, typer.Option(help="fewest layout markers to see", min=1)] = 3,
     out: Annotated[Path, typer.Option(help="table calibration JSON")] = Path("table.json"),
     overlay: Annotated[Path | None, typer.Option(help="PNG with the zones drawn")] = None,
+    max_rms: Annotated[float, typer.Option(help="largest reprojection RMS of the markers or "
+                                                "points accepted, px", min=0.0)] = 2.0,
 ) -> None:
     """Table plane from ArUco markers or given points; zones in mm -> pixel zones."""
     import cv2
@@ -88,7 +90,7 @@ def zones(
     from . import CalibrationError
     from .camera_model import CameraIntrinsics
     from .layout import MarkerLayout, ZonesFile, load_json
-    from .table import find_markers, fit_table, parse_points
+    from .table import check_reprojection, find_markers, fit_table, parse_points
     from .zones import calibrate_zones, draw_zones, outside_frame
 
     try:
@@ -98,6 +100,18 @@ def zones(
         frame = imread(image) if image else None
         if image and frame is None:
             raise CalibrationError(f"{image}: not a readable image")
+        if intr is not None and frame is not None and \
+                (intr.width, intr.height) != (frame.shape[1], frame.shape[0]):
+            # Intrinsics are in the pixels of their own mode; a scaled mode of the same view
+            # is rescaled, any other size (a crop, another sensor mode) is refused.
+            try:
+                intr = intr.for_size(frame.shape[1], frame.shape[0])
+            except CalibrationError as exc:
+                raise CalibrationError(f"{image} is {frame.shape[1]}x{frame.shape[0]} but "
+                                       f"{camera_file} is of {intr.width}x{intr.height}: "
+                                       f"{exc}") from exc
+            typer.echo(f"  {camera_file} is {intr.camera} at another size: scaled to "
+                       f"{intr.width}x{intr.height}")
         if layout:
             if frame is None:
                 raise CalibrationError("--layout needs --image")
@@ -106,6 +120,7 @@ def zones(
         else:
             px, mm = parse_points(points)
             pose = fit_table(px, mm, intr, "points")
+        check_reprojection(pose, max_rms)
         table = calibrate_zones(pose, load_json(ZonesFile, zones_file))
     except CalibrationError as exc:
         raise fail(exc) from exc

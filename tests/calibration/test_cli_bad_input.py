@@ -1,0 +1,88 @@
+"""What an integrator gets from `dicecall calibrate ...` on bad input: a clear error (exit 2)
+and no file written, never a traceback or a file that is silently wrong."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+from typer.testing import CliRunner
+
+from dicecall.calibration.camera_model import CameraIntrinsics
+from dicecall.calibration.layout import Marker, MarkerLayout
+from dicecall.calibration.targets import look_at, plane_matrix, render_view, table_texture
+from dicecall.cli import app
+
+from .conftest import DIST, LAYOUT
+
+runner = CliRunner()
+ZONES = {"zones": [{"name": "table", "role": "play",
+                    "polygon_mm": [[-500, -300], [500, -300], [500, 300], [-500, 300]]}]}
+
+
+def _files(tmp_path, layout=LAYOUT, zones=ZONES, k=None):
+    (tmp_path / "layout.json").write_text(layout.model_dump_json())
+    (tmp_path / "zones.json").write_text(json.dumps(zones))
+    if k is not None:
+        CameraIntrinsics(width=960, height=720, k=k.tolist(), dist=list(DIST), rms_px=0.1,
+                         views_used=10).save(tmp_path / "camera.json")
+
+
+def _zones(tmp_path, image, *extra):
+    cv2.imwrite(str(tmp_path / "frame.png"), image)
+    return runner.invoke(app, ["calibrate", "zones", "--image", str(tmp_path / "frame.png"),
+                               "--layout", str(tmp_path / "layout.json"), "--zones",
+                               str(tmp_path / "zones.json"), "--out",
+                               str(tmp_path / "table.json"), *extra])
+
+
+def test_zones_refuses_markers_that_do_not_fit_one_plane(tmp_path, table_photo):
+    # Ids 1 and 2 swapped in the layout (a marker printed or placed wrong): the fit was written
+    # with a reprojection RMS of 250 px and zones thousands of pixels off, exit 0.
+    img, _, _, k, _ = table_photo
+    swapped = MarkerLayout(markers=[m.model_copy(update={"id": {1: 2, 2: 1}.get(m.id, m.id)})
+                                    for m in LAYOUT.markers])
+    _files(tmp_path, swapped, k=k)
+    res = _zones(tmp_path, img, "--camera", str(tmp_path / "camera.json"))
+    assert res.exit_code == 2, res.output
+    assert "do not fit one table plane" in res.output and "--max-rms" in res.output
+    assert not (tmp_path / "table.json").exists()
+    _files(tmp_path, LAYOUT, k=k)  # the right layout still calibrates
+    res = _zones(tmp_path, img, "--camera", str(tmp_path / "camera.json"))
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "table.json").exists()
+
+
+def test_zones_refuses_a_marker_id_seen_twice(tmp_path):
+    # A second print of marker 0 on the table: the fit used whichever copy the detector listed
+    # last, and at one place of the copy wrote a 66 px RMS table file without a word.
+    markers = [*LAYOUT.markers, Marker(id=0, x_mm=-300, y_mm=200, side_mm=60)]
+    tex, origin = table_texture(MarkerLayout.model_construct(dictionary="DICT_4X4_50",
+                                                             markers=markers),
+                                (-600, 600), (-400, 400), 2.5)
+    r, t = look_at((60.0, -150.0, 1000.0), (0.0, 0.0, 0.0), up=(0, 1, 0))
+    k = np.array([[700.0, 0, 478.0], [0, 702.0, 362.0], [0, 0, 1]])
+    img = render_view(tex, 2.5, origin, k, DIST, plane_matrix(r, t, flip_y=True), (960, 720),
+                      background=30)
+    _files(tmp_path)
+    res = _zones(tmp_path, img)
+    assert res.exit_code == 2, res.output
+    assert "marker 0 is seen twice" in res.output
+    assert not (tmp_path / "table.json").exists()
+
+
+def test_zones_refuses_a_frame_of_another_size_than_the_camera_file(tmp_path, table_photo):
+    # A frame cropped (or from another sensor mode) used the camera file's principal point as
+    # is: written with zones shifted, RMS 1.7 px, exit 0. A scaled mode is rescaled.
+    img, _, _, k, _ = table_photo
+    _files(tmp_path, k=k)
+    res = _zones(tmp_path, img[:, 100:], "--camera", str(tmp_path / "camera.json"))
+    assert res.exit_code == 2, res.output
+    assert "is 860x720 but" in res.output and "960x720" in res.output
+    assert not (tmp_path / "table.json").exists()
+    half = cv2.resize(img, (480, 360), interpolation=cv2.INTER_AREA)
+    res = _zones(tmp_path, half, "--camera", str(tmp_path / "camera.json"))
+    assert res.exit_code == 0 and "scaled to 480x360" in res.output, res.output
+    table = json.loads((tmp_path / "table.json").read_text())
+    assert table["pose"]["intrinsics"]["width"] == 480 and table["pose"]["rms_px"] < 1.0
