@@ -91,7 +91,7 @@ def zones(
     from .camera_model import CameraIntrinsics
     from .layout import MarkerLayout, ZonesFile, load_json
     from .table import check_reprojection, find_markers, fit_table, parse_points
-    from .zones import calibrate_zones, draw_zones, outside_frame
+    from .zones import calibrate_zones, check_play_in_frame, draw_zones, outside_frame
 
     try:
         if (layout is None) == (points is None):
@@ -122,6 +122,10 @@ def zones(
             pose = fit_table(px, mm, intr, "points")
         check_reprojection(pose, max_rms)
         table = calibrate_zones(pose, load_json(ZonesFile, zones_file))
+        size = (frame.shape[1], frame.shape[0]) if frame is not None else (
+            (intr.width, intr.height) if intr is not None else None)
+        if size is not None:
+            check_play_in_frame(table, *size)
     except CalibrationError as exc:
         raise fail(exc) from exc
     table.save(out)
@@ -129,8 +133,6 @@ def zones(
                f"max {pose.max_px:.3f} px -> {out}")
     for d in table.die_px:
         typer.echo(f"  {d.zone}: die {d.centre_px:.1f} px ({d.min_px:.1f}-{d.max_px:.1f})")
-    size = (frame.shape[1], frame.shape[0]) if frame is not None else (
-        (intr.width, intr.height) if intr is not None else None)
     if size is None:
         typer.echo("  frame size unknown (no --image or --camera): zones not checked against "
                    "the frame's edges")

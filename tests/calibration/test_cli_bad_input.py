@@ -7,6 +7,7 @@ import json
 
 import cv2
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from dicecall.calibration.camera_model import CameraIntrinsics
@@ -86,3 +87,74 @@ def test_zones_refuses_a_frame_of_another_size_than_the_camera_file(tmp_path, ta
     assert res.exit_code == 0 and "scaled to 480x360" in res.output, res.output
     table = json.loads((tmp_path / "table.json").read_text())
     assert table["pose"]["intrinsics"]["width"] == 480 and table["pose"]["rms_px"] < 1.0
+
+
+POINTS = "100,80=-600,-370;1180,80=600,-370;1180,700=600,370;100,700=-600,370"
+
+
+def _zones_from_points(tmp_path, zones, *extra, points=POINTS):
+    (tmp_path / "zones.json").write_text(zones if isinstance(zones, str) else json.dumps(zones))
+    return runner.invoke(app, ["calibrate", "zones", "--points", points, "--zones",
+                               str(tmp_path / "zones.json"), "--out",
+                               str(tmp_path / "table.json"), *extra])
+
+
+def _play(polygon):
+    return {"zones": [{"name": "table", "role": "play", "polygon_mm": polygon}]}
+
+
+@pytest.mark.parametrize("zones, message", [
+    # vertices out of order: a bowtie, which the verdict tested dice against as two triangles
+    (_play([[-600, -370], [600, 370], [600, -370], [-600, 370]]), "crosses itself"),
+    (_play([[-600, -370], [0, 0], [600, 370]]), "crosses itself"),  # folded onto a line
+    (_play([[0, 0], [0.1, 0], [0.1, 0.1]]), "less than one 19 mm die"),  # metres, not mm
+    (_play([[0, 0], [0, 0], [0, 0], [0, 0]]), "less than one 19 mm die"),
+    # a NaN vertex was a traceback (cannot convert float NaN to integer)
+    ('{"zones": [{"name": "table", "role": "play", "polygon_mm": '
+     '[[NaN, 0], [600, 0], [600, 300]]}]}', "not a finite number"),
+])
+def test_zones_refuses_a_zone_that_is_not_an_area(tmp_path, zones, message):
+    res = _zones_from_points(tmp_path, zones)
+    assert res.exit_code == 2, res.output
+    assert message in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "table.json").exists()
+
+
+def test_a_zone_drawn_in_order_with_its_first_vertex_repeated_is_still_a_zone(tmp_path):
+    res = _zones_from_points(tmp_path, _play([[-600, -370], [600, -370], [600, 370],
+                                              [-600, 370], [-600, -370]]))
+    assert res.exit_code == 0, res.output
+
+
+def test_zones_refuses_a_play_zone_wholly_outside_the_frame(tmp_path):
+    # It was written with only edge warnings: every die would then be called missing.
+    cv2.imwrite(str(tmp_path / "f.png"), np.zeros((720, 1280, 3), np.uint8))
+    res = _zones_from_points(tmp_path, _play([[2000, -370], [2600, -370], [2600, 370],
+                                              [2000, 370]]), "--image", str(tmp_path / "f.png"))
+    assert res.exit_code == 2, res.output
+    assert "play zone table lies wholly outside the 1280x720 frame" in res.output
+    assert not (tmp_path / "table.json").exists()
+
+
+def test_zones_refuses_a_zone_past_where_the_lens_model_holds(tmp_path):
+    # A fitted k3 < 0 turns the distortion back some 60 degrees off the axis: a zone 3 m away
+    # came out across the frame's bottom-left (or 4e9 px wide) and was written.
+    k = np.array([[812.0, 0, 486.5], [0, 815.0, 352.0], [0, 0, 1]])
+    dist = np.array([-0.21, 0.09, 0.0, 0.0, -0.015])
+    CameraIntrinsics(width=960, height=720, k=k.tolist(), dist=dist.tolist(), rms_px=0.1,
+                     views_used=10).save(tmp_path / "camera.json")
+    r, t = look_at((70.0, -180.0, 1300.0), (10.0, 0.0, 0.0), up=(0, 1, 0))
+    mm = np.array([[-560, -330], [560, -330], [560, 330], [-560, 330], [0, 100], [200, -150]],
+                  np.float64)
+    px = cv2.projectPoints(np.column_stack([mm, np.zeros(len(mm))]), r, t, k, dist)[0]
+    points = ";".join(f"{a:.3f},{b:.3f}={c:g},{d:g}"
+                      for (a, b), (c, d) in zip(px.reshape(-1, 2), mm, strict=True))
+    cam = ["--camera", str(tmp_path / "camera.json")]
+    res = _zones_from_points(tmp_path, _play([[3000, 3000], [3600, 3000], [3600, 3400],
+                                              [3000, 3400]]), *cam, points=points)
+    assert res.exit_code == 2, res.output
+    assert "beyond where the camera's lens model holds" in res.output
+    assert not (tmp_path / "table.json").exists()
+    res = _zones_from_points(tmp_path, _play([[-600, -370], [600, -370], [600, 370],
+                                              [-600, 370]]), *cam, points=points)
+    assert res.exit_code == 0, res.output
