@@ -166,10 +166,17 @@ def exposure(
         frame = imread(image)
         if frame is None:
             raise CalibrationError(f"{image}: not a readable image")
-        reg = tuple(int(v) for v in region.split(",")) if region else None
+        try:
+            reg = tuple(int(v) for v in region.split(",")) if region else None
+        except ValueError as exc:
+            raise CalibrationError(f"--region must be x,y,w,h in whole pixels, got "
+                                   f"{region!r}") from exc
         if reg is not None and len(reg) != 4:
             raise CalibrationError("--region must be x,y,w,h")
-        r, b = (float(v) for v in gains.split(","))
+        try:
+            r, b = (float(v) for v in gains.split(","))
+        except ValueError as exc:
+            raise CalibrationError(f"--gains must be red,blue, got {gains!r}") from exc
         res = calibrate_exposure(frame, reg, (r, b), exposure_us, gain, max_exposure_us)
     except (CalibrationError, ValueError) as exc:
         raise fail(exc) from exc

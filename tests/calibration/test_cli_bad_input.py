@@ -158,3 +158,42 @@ def test_zones_refuses_a_zone_past_where_the_lens_model_holds(tmp_path):
     res = _zones_from_points(tmp_path, _play([[-600, -370], [600, -370], [600, 370],
                                               [-600, 370]]), *cam, points=points)
     assert res.exit_code == 0, res.output
+
+
+def _card(tmp_path):
+    rng = np.random.default_rng(0)
+    img = np.clip(np.full((480, 640, 3), (40, 90, 30), np.float64)
+                  + rng.normal(0, 2, (480, 640, 3)), 0, 255)
+    img[150:330, 220:420] = np.clip((110, 118, 125) + rng.normal(0, 1.5, (180, 200, 3)), 0, 255)
+    cv2.imwrite(str(tmp_path / "card.png"), img.astype(np.uint8))
+    return str(tmp_path / "card.png")
+
+
+@pytest.mark.parametrize("args, message", [
+    # a negative x counted from the right edge: the felt was measured, ColourGains (8.0, 4.9)
+    (["--region", "-200,160,150,150"], "is not inside the 640x480 image"),
+    (["--region", "600,440,100,100"], "is not inside the 640x480 image"),  # cut short to felt
+    (["--region", "a,b,c,d"], "--region must be x,y,w,h"),
+    (["--gains", "nan,1"], "ColourGains in (0, 32]"),  # written as [null, 1.16]
+    (["--gains", "-1,2"], "ColourGains in (0, 32]"),  # written as [-0.88, 2.32]
+    (["--gains", "0,0"], "ColourGains in (0, 32]"),
+    (["--gains", "1"], "--gains must be red,blue"),
+    (["--exposure-us", "-5000"], "at least 1 us"),  # written as ExposureTime 1
+    (["--exposure-us", "0"], "at least 1 us"),  # a pydantic dump about AnalogueGain nan
+    (["--max-exposure-us", "0"], "at least 1 us"),  # ExposureTime 1, AnalogueGain 8
+    (["--gain", "0"], "AnalogueGain 1-64"),
+])
+def test_exposure_refuses_a_region_or_controls_no_camera_has(tmp_path, args, message):
+    res = runner.invoke(app, ["calibrate", "exposure", _card(tmp_path), *args, "--out",
+                              str(tmp_path / "c.json")])
+    assert res.exit_code == 2, res.output
+    assert message in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_exposure_on_the_card_region_inside_the_frame(tmp_path):
+    res = runner.invoke(app, ["calibrate", "exposure", _card(tmp_path), "--region",
+                              "230,160,180,160", "--out", str(tmp_path / "c.json")])
+    assert res.exit_code == 0, res.output
+    gains = json.loads((tmp_path / "c.json").read_text())["controls"]["ColourGains"]
+    assert 0.8 < gains[0] < 1.0 and 1.1 < gains[1] < 1.25
