@@ -48,13 +48,16 @@ def camera(
     from .intrinsics import calibrate, load_images
     from .targets import BoardSpec
 
+    from .files import check_writable
+
     try:
+        check_writable(out)
         spec = BoardSpec(kind=board, cols=cols, rows=rows, square_mm=square_mm,
                          marker_mm=marker_mm, dictionary=dictionary)
         result, per_view = calibrate(load_images(images), spec, name, min_views, fix_k3)
+        result.save(out)
     except (CalibrationError, ValidationError) as exc:
         raise fail(exc) from exc
-    result.save(out)
     k = result.k_array
     typer.echo(f"{result.views_used} views, RMS {result.rms_px:.3f} px: fx {k[0, 0]:.2f} fy "
                f"{k[1, 1]:.2f} cx {k[0, 2]:.2f} cy {k[1, 2]:.2f}, dist "
@@ -93,7 +96,12 @@ def zones(
     from .table import check_reprojection, find_markers, fit_table, parse_points
     from .zones import calibrate_zones, check_play_in_frame, draw_zones, outside_frame
 
+    from .files import check_writable, write_atomic
+
     try:
+        check_writable(out)
+        if overlay is not None:
+            check_writable(overlay, "--overlay")
         if (layout is None) == (points is None):
             raise CalibrationError("give either --layout (markers) or --points")
         intr = CameraIntrinsics.load(camera_file) if camera_file else None
@@ -126,9 +134,9 @@ def zones(
             (intr.width, intr.height) if intr is not None else None)
         if size is not None:
             check_play_in_frame(table, *size)
+        table.save(out)
     except CalibrationError as exc:
         raise fail(exc) from exc
-    table.save(out)
     typer.echo(f"{pose.source}: {pose.points} points, reprojection RMS {pose.rms_px:.3f} px, "
                f"max {pose.max_px:.3f} px -> {out}")
     for d in table.die_px:
@@ -140,8 +148,17 @@ def zones(
         typer.echo(f"warning: play zone {name} runs {d:.1f} px past the frame's {edge} "
                    f"edge ({size[0]}x{size[1]}): a die there is cut off or unseen; move the "
                    "camera or shrink the zone", err=True)
-    if overlay is not None and frame is not None:
-        cv2.imwrite(str(overlay), draw_zones(frame, table))
+    if overlay is not None and frame is None:
+        typer.echo(f"warning: --overlay {overlay} not drawn: it needs --image", err=True)
+    elif overlay is not None:
+        ok, png = cv2.imencode(".png", draw_zones(frame, table))
+        try:
+            if not ok:
+                raise CalibrationError(f"{overlay}: the overlay could not be encoded")
+            write_atomic(overlay, png.tobytes())
+        except CalibrationError as exc:  # the table file is written; say so
+            typer.echo(f"error: {exc} (the table file {out} is written)", err=True)
+            raise typer.Exit(code=2) from exc
 
 
 @group.command(epilog="Example: dicecall calibrate exposure card.jpg --gains 1.6,1.9 "
@@ -161,8 +178,10 @@ def exposure(
 
     from . import CalibrationError
     from .exposure import calibrate_exposure
+    from .files import check_writable, write_atomic
 
     try:
+        check_writable(out)
         frame = imread(image)
         if frame is None:
             raise CalibrationError(f"{image}: not a readable image")
@@ -178,9 +197,9 @@ def exposure(
         except ValueError as exc:
             raise CalibrationError(f"--gains must be red,blue, got {gains!r}") from exc
         res = calibrate_exposure(frame, reg, (r, b), exposure_us, gain, max_exposure_us)
+        write_atomic(out, res.model_dump_json(indent=2) + "\n")
     except (CalibrationError, ValueError) as exc:
         raise fail(exc) from exc
-    Path(out).write_text(res.model_dump_json(indent=2) + "\n")
     c = res.controls
     typer.echo(f"patch {res.region}: ColourGains {c.ColourGains}, ExposureTime "
                f"{c.ExposureTime} us, AnalogueGain {c.AnalogueGain} -> {out}")

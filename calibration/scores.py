@@ -75,8 +75,14 @@ class Samples:
         return self[fit], self[~fit]
 
     def save(self, path: str | Path, **meta) -> None:
-        np.savez_compressed(path, **{f.name: getattr(self, f.name) for f in fields(self)},
+        import io
+
+        from .files import write_atomic
+
+        buf = io.BytesIO()  # written whole: a cut-short .npz is not a samples file
+        np.savez_compressed(buf, **{f.name: getattr(self, f.name) for f in fields(self)},
                             **{f"meta_{k}": np.asarray(v) for k, v in meta.items()})
+        write_atomic(path, buf.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> Samples:

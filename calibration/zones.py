@@ -139,7 +139,9 @@ class TableCalibration(BaseModel):
     die_px: list[DieSize] = Field(description="expected die size per zone")
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.model_dump_json(indent=2) + "\n")
+        from .files import write_atomic
+
+        write_atomic(path, self.model_dump_json(indent=2) + "\n")
 
 
 def calibrate_zones(pose: TablePose, zones: ZonesFile) -> TableCalibration:

@@ -197,3 +197,44 @@ def test_exposure_on_the_card_region_inside_the_frame(tmp_path):
     assert res.exit_code == 0, res.output
     gains = json.loads((tmp_path / "c.json").read_text())["controls"]["ColourGains"]
     assert 0.8 < gains[0] < 1.0 and 1.1 < gains[1] < 1.25
+
+
+def test_a_failed_write_leaves_the_previous_file_whole(tmp_path):
+    # The file was written in place: a full disk (here a 100-byte file size limit) left the
+    # previous good controls cut short, with a traceback; the edge then could not load them.
+    import resource
+    import subprocess
+    import sys
+
+    card, out = _card(tmp_path), tmp_path / "c.json"
+    args = ["calibrate", "exposure", card, "--out", str(out)]
+    assert runner.invoke(app, args).exit_code == 0
+    before = out.read_bytes()
+    res = subprocess.run(
+        [sys.executable, "-c", "from dicecall.cli import app; app()", *args, "--gain", "2"],
+        capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100)))
+    assert res.returncode == 2, res.stderr
+    assert "could not be written" in res.stderr and "Traceback" not in res.stderr
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "card.png"]  # no temp
+
+
+@pytest.mark.parametrize("args", [
+    ["camera", "{d}/board.png", "--out", "{d}/nodir/camera.json"],
+    ["zones", "--points", POINTS, "--zones", "{d}/zones.json", "--out", "{d}/nodir/t.json"],
+    ["zones", "--points", POINTS, "--zones", "{d}/zones.json", "--out", "{d}/t.json",
+     "--overlay", "{d}/nodir/o.png"],
+    ["exposure", "{d}/card.png", "--out", "{d}/nodir/c.json"],
+    ["simulate", "--n", "1000", "--out", "{d}/nodir/s.npz"],
+    ["model", "--samples", "{d}/s.npz", "--out", "{d}/nodir/p.json"],
+])
+def test_an_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, args):
+    # It was a FileNotFoundError traceback after the work (a camera fit lost).
+    _card(tmp_path)
+    (tmp_path / "zones.json").write_text(json.dumps(ZONES))
+    cv2.imwrite(str(tmp_path / "board.png"), np.full((240, 320, 3), 90, np.uint8))
+    res = runner.invoke(app, ["calibrate", *[a.format(d=tmp_path) for a in args]])
+    assert res.exit_code == 2, res.output
+    assert "nodir does not exist" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "t.json").exists()
