@@ -40,6 +40,8 @@ def camera(
     name: Annotated[str, typer.Option("--camera", help="camera name saved")] = "default",
     min_views: Annotated[int, typer.Option(help="fewest usable views", min=3)] = 6,
     fix_k3: Annotated[bool, typer.Option(help="hold k3 at 0")] = False,
+    max_rms: Annotated[float, typer.Option(help="largest RMS reprojection error accepted, px",
+                                           min=0.0)] = 1.0,
 ) -> None:
     """Intrinsics and distortion from checkerboard or ChArUco photos (RMS and views saved)."""
     from pydantic import ValidationError
@@ -55,6 +57,14 @@ def camera(
         spec = BoardSpec(kind=board, cols=cols, rows=rows, square_mm=square_mm,
                          marker_mm=marker_mm, dictionary=dictionary)
         result, per_view = calibrate(load_images(images), spec, name, min_views, fix_k3)
+        if not result.rms_px <= max_rms:
+            worst = sorted(per_view.items(), key=lambda kv: -kv[1])[:3]
+            raise CalibrationError(
+                f"RMS reprojection error {result.rms_px:.3f} px is over --max-rms {max_rms:g}: "
+                "the photos do not fit one camera (another camera or mode among them, the "
+                "focus or zoom changed, a bent board, motion blur). Worst views: "
+                + ", ".join(f"{v} {e:.2f} px" for v, e in worst)
+                + "; remove them or take the photos again")
         result.save(out)
     except (CalibrationError, ValidationError) as exc:
         raise fail(exc) from exc

@@ -238,3 +238,28 @@ def test_an_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, args
     assert res.exit_code == 2, res.output
     assert "nodir does not exist" in res.output and "Traceback" not in res.output
     assert not (tmp_path / "t.json").exists()
+
+
+def test_camera_refuses_photos_that_do_not_fit_one_camera(tmp_path, charuco_views):
+    # Six photos from another camera among eight good ones: written at RMS 1.2 px (a good fit
+    # is 0.1 px) with fx 499 for a 610 px lens, and no warning.
+    from .conftest import K, render_board
+
+    spec, good = charuco_views
+    k2 = K.copy()
+    k2[0, 0] = k2[1, 1] = 380.0
+    k2[0, 2] = 250.0
+    other = render_board(spec, 6, 2, k=k2, dist=np.array([0.3, 0.2, 0.01, 0.01, 0.0]))
+    paths = []
+    for tag, views in (("a", good), ("b", other)):
+        for name, img in views:
+            paths.append(str(tmp_path / f"{tag}_{name}"))
+            cv2.imwrite(paths[-1], img)
+    args = ["calibrate", "camera", "--out", str(tmp_path / "camera.json")]
+    res = runner.invoke(app, [*args, *paths])
+    assert res.exit_code == 2, res.output
+    assert "is over --max-rms 1" in res.output and "Worst views: b_" in res.output
+    assert not (tmp_path / "camera.json").exists()
+    res = runner.invoke(app, [*args, *paths[:len(good)]])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "camera.json").read_text())["rms_px"] < 0.5
