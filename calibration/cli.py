@@ -47,10 +47,9 @@ def camera(
     from pydantic import ValidationError
 
     from . import CalibrationError
+    from .files import check_writable
     from .intrinsics import calibrate, load_images
     from .targets import BoardSpec
-
-    from .files import check_writable
 
     try:
         check_writable(out)
@@ -102,11 +101,10 @@ def zones(
 
     from . import CalibrationError
     from .camera_model import CameraIntrinsics
+    from .files import check_writable, write_atomic
     from .layout import MarkerLayout, ZonesFile, load_json
     from .table import check_reprojection, find_markers, fit_table, parse_points
     from .zones import calibrate_zones, check_play_in_frame, draw_zones, outside_frame
-
-    from .files import check_writable, write_atomic
 
     try:
         check_writable(out)

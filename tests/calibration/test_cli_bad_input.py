@@ -164,7 +164,8 @@ def _card(tmp_path):
     rng = np.random.default_rng(0)
     img = np.clip(np.full((480, 640, 3), (40, 90, 30), np.float64)
                   + rng.normal(0, 2, (480, 640, 3)), 0, 255)
-    img[150:330, 220:420] = np.clip((110, 118, 125) + rng.normal(0, 1.5, (180, 200, 3)), 0, 255)
+    card = np.add((110, 118, 125), rng.normal(0, 1.5, (180, 200, 3)))
+    img[150:330, 220:420] = np.clip(card, 0, 255)
     cv2.imwrite(str(tmp_path / "card.png"), img.astype(np.uint8))
     return str(tmp_path / "card.png")
 
@@ -263,3 +264,13 @@ def test_camera_refuses_photos_that_do_not_fit_one_camera(tmp_path, charuco_view
     res = runner.invoke(app, [*args, *paths[:len(good)]])
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "camera.json").read_text())["rms_px"] < 0.5
+
+
+@pytest.mark.parametrize("content", [b"junk\n", b"PK\x03\x04cut short"])
+def test_model_refuses_a_samples_file_that_is_not_an_npz(tmp_path, content):
+    # numpy took the text for a pickle and the cut zip as a zip: both were tracebacks.
+    (tmp_path / "s.npz").write_bytes(content)
+    res = runner.invoke(app, ["calibrate", "model", "--samples", str(tmp_path / "s.npz"),
+                              "--out", str(tmp_path / "p.json")])
+    assert res.exit_code == 2, res.output
+    assert "not a samples .npz" in res.output and not (tmp_path / "p.json").exists()
