@@ -62,7 +62,9 @@ class CameraIntrinsics(BaseModel):
         return self.model_copy(update={"width": width, "height": height, "k": k.tolist()})
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.model_dump_json(indent=2) + "\n")
+        from .files import write_atomic
+
+        write_atomic(path, self.model_dump_json(indent=2) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> CameraIntrinsics:

@@ -40,21 +40,33 @@ def camera(
     name: Annotated[str, typer.Option("--camera", help="camera name saved")] = "default",
     min_views: Annotated[int, typer.Option(help="fewest usable views", min=3)] = 6,
     fix_k3: Annotated[bool, typer.Option(help="hold k3 at 0")] = False,
+    max_rms: Annotated[float, typer.Option(help="largest RMS reprojection error accepted, px",
+                                           min=0.0)] = 1.0,
 ) -> None:
     """Intrinsics and distortion from checkerboard or ChArUco photos (RMS and views saved)."""
     from pydantic import ValidationError
 
     from . import CalibrationError
+    from .files import check_writable
     from .intrinsics import calibrate, load_images
     from .targets import BoardSpec
 
     try:
+        check_writable(out)
         spec = BoardSpec(kind=board, cols=cols, rows=rows, square_mm=square_mm,
                          marker_mm=marker_mm, dictionary=dictionary)
         result, per_view = calibrate(load_images(images), spec, name, min_views, fix_k3)
+        if not result.rms_px <= max_rms:
+            worst = sorted(per_view.items(), key=lambda kv: -kv[1])[:3]
+            raise CalibrationError(
+                f"RMS reprojection error {result.rms_px:.3f} px is over --max-rms {max_rms:g}: "
+                "the photos do not fit one camera (another camera or mode among them, the "
+                "focus or zoom changed, a bent board, motion blur). Worst views: "
+                + ", ".join(f"{v} {e:.2f} px" for v, e in worst)
+                + "; remove them or take the photos again")
+        result.save(out)
     except (CalibrationError, ValidationError) as exc:
         raise fail(exc) from exc
-    result.save(out)
     k = result.k_array
     typer.echo(f"{result.views_used} views, RMS {result.rms_px:.3f} px: fx {k[0, 0]:.2f} fy "
                f"{k[1, 1]:.2f} cx {k[0, 2]:.2f} cy {k[1, 2]:.2f}, dist "
@@ -79,6 +91,8 @@ def zones(
     min_markers: Annotated[int, typer.Option(help="fewest layout markers to see", min=1)] = 3,
     out: Annotated[Path, typer.Option(help="table calibration JSON")] = Path("table.json"),
     overlay: Annotated[Path | None, typer.Option(help="PNG with the zones drawn")] = None,
+    max_rms: Annotated[float, typer.Option(help="largest reprojection RMS of the markers or "
+                                                "points accepted, px", min=0.0)] = 2.0,
 ) -> None:
     """Table plane from ArUco markers or given points; zones in mm -> pixel zones."""
     import cv2
@@ -87,17 +101,33 @@ def zones(
 
     from . import CalibrationError
     from .camera_model import CameraIntrinsics
+    from .files import check_writable, write_atomic
     from .layout import MarkerLayout, ZonesFile, load_json
-    from .table import find_markers, fit_table, parse_points
-    from .zones import calibrate_zones, draw_zones, outside_frame
+    from .table import check_reprojection, find_markers, fit_table, parse_points
+    from .zones import calibrate_zones, check_play_in_frame, draw_zones, outside_frame
 
     try:
+        check_writable(out)
+        if overlay is not None:
+            check_writable(overlay, "--overlay")
         if (layout is None) == (points is None):
             raise CalibrationError("give either --layout (markers) or --points")
         intr = CameraIntrinsics.load(camera_file) if camera_file else None
         frame = imread(image) if image else None
         if image and frame is None:
             raise CalibrationError(f"{image}: not a readable image")
+        if intr is not None and frame is not None and \
+                (intr.width, intr.height) != (frame.shape[1], frame.shape[0]):
+            # Intrinsics are in the pixels of their own mode; a scaled mode of the same view
+            # is rescaled, any other size (a crop, another sensor mode) is refused.
+            try:
+                intr = intr.for_size(frame.shape[1], frame.shape[0])
+            except CalibrationError as exc:
+                raise CalibrationError(f"{image} is {frame.shape[1]}x{frame.shape[0]} but "
+                                       f"{camera_file} is of {intr.width}x{intr.height}: "
+                                       f"{exc}") from exc
+            typer.echo(f"  {camera_file} is {intr.camera} at another size: scaled to "
+                       f"{intr.width}x{intr.height}")
         if layout:
             if frame is None:
                 raise CalibrationError("--layout needs --image")
@@ -106,16 +136,19 @@ def zones(
         else:
             px, mm = parse_points(points)
             pose = fit_table(px, mm, intr, "points")
+        check_reprojection(pose, max_rms)
         table = calibrate_zones(pose, load_json(ZonesFile, zones_file))
+        size = (frame.shape[1], frame.shape[0]) if frame is not None else (
+            (intr.width, intr.height) if intr is not None else None)
+        if size is not None:
+            check_play_in_frame(table, *size)
+        table.save(out)
     except CalibrationError as exc:
         raise fail(exc) from exc
-    table.save(out)
     typer.echo(f"{pose.source}: {pose.points} points, reprojection RMS {pose.rms_px:.3f} px, "
                f"max {pose.max_px:.3f} px -> {out}")
     for d in table.die_px:
         typer.echo(f"  {d.zone}: die {d.centre_px:.1f} px ({d.min_px:.1f}-{d.max_px:.1f})")
-    size = (frame.shape[1], frame.shape[0]) if frame is not None else (
-        (intr.width, intr.height) if intr is not None else None)
     if size is None:
         typer.echo("  frame size unknown (no --image or --camera): zones not checked against "
                    "the frame's edges")
@@ -123,8 +156,17 @@ def zones(
         typer.echo(f"warning: play zone {name} runs {d:.1f} px past the frame's {edge} "
                    f"edge ({size[0]}x{size[1]}): a die there is cut off or unseen; move the "
                    "camera or shrink the zone", err=True)
-    if overlay is not None and frame is not None:
-        cv2.imwrite(str(overlay), draw_zones(frame, table))
+    if overlay is not None and frame is None:
+        typer.echo(f"warning: --overlay {overlay} not drawn: it needs --image", err=True)
+    elif overlay is not None:
+        ok, png = cv2.imencode(".png", draw_zones(frame, table))
+        try:
+            if not ok:
+                raise CalibrationError(f"{overlay}: the overlay could not be encoded")
+            write_atomic(overlay, png.tobytes())
+        except CalibrationError as exc:  # the table file is written; say so
+            typer.echo(f"error: {exc} (the table file {out} is written)", err=True)
+            raise typer.Exit(code=2) from exc
 
 
 @group.command(epilog="Example: dicecall calibrate exposure card.jpg --gains 1.6,1.9 "
@@ -144,19 +186,28 @@ def exposure(
 
     from . import CalibrationError
     from .exposure import calibrate_exposure
+    from .files import check_writable, write_atomic
 
     try:
+        check_writable(out)
         frame = imread(image)
         if frame is None:
             raise CalibrationError(f"{image}: not a readable image")
-        reg = tuple(int(v) for v in region.split(",")) if region else None
+        try:
+            reg = tuple(int(v) for v in region.split(",")) if region else None
+        except ValueError as exc:
+            raise CalibrationError(f"--region must be x,y,w,h in whole pixels, got "
+                                   f"{region!r}") from exc
         if reg is not None and len(reg) != 4:
             raise CalibrationError("--region must be x,y,w,h")
-        r, b = (float(v) for v in gains.split(","))
+        try:
+            r, b = (float(v) for v in gains.split(","))
+        except ValueError as exc:
+            raise CalibrationError(f"--gains must be red,blue, got {gains!r}") from exc
         res = calibrate_exposure(frame, reg, (r, b), exposure_us, gain, max_exposure_us)
+        write_atomic(out, res.model_dump_json(indent=2) + "\n")
     except (CalibrationError, ValueError) as exc:
         raise fail(exc) from exc
-    Path(out).write_text(res.model_dump_json(indent=2) + "\n")
     c = res.controls
     typer.echo(f"patch {res.region}: ColourGains {c.ColourGains}, ExposureTime "
                f"{c.ExposureTime} us, AnalogueGain {c.AnalogueGain} -> {out}")

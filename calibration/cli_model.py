@@ -58,7 +58,12 @@ def model(
         cfg = for_table(ReaderConfig(threads=threads, warmup=0), game)
     except ValueError as exc:
         raise typer.BadParameter(f"--{exc}") from exc
+    from .files import check_writable
+
     try:
+        check_writable(out)
+        if save_samples is not None:
+            check_writable(save_samples, "--save-samples")
         if (dataset is None) == (samples is None):
             raise CalibrationError("give a labelled DATASET folder or --samples, not both")
         sha = det_sha = views = None
@@ -87,9 +92,9 @@ def model(
         cal = calibrate_samples(data, source, target, confidence, max_false_flag,
                                 reader_sha256=sha, views=views, detector_sha256=det_sha,
                                 min_cocked_recall=min_cocked_recall or None)
+        cal.profile.save(out)
     except (CalibrationError, FileNotFoundError) as exc:
         raise fail(exc) from exc
-    cal.profile.save(out)
     for line in summary_lines(cal):
         typer.echo(line)
     typer.echo(f"profile -> {out}")
@@ -111,9 +116,16 @@ def simulate(
              "saved before pip readings were recorded)", min=0.0, max=1.0)] = None,
 ) -> None:
     """Synthetic per-die scores with a known temperature, to try `model --samples`."""
+    from . import CalibrationError
+    from .cli import fail
+    from .files import check_writable
     from .scores import synthetic_samples
 
-    synthetic_samples(n, temperature, seed, pip_error=pip_error).save(
-        out, temperature=temperature, seed=seed)
+    try:
+        check_writable(out)
+        synthetic_samples(n, temperature, seed, pip_error=pip_error).save(
+            out, temperature=temperature, seed=seed)
+    except CalibrationError as exc:
+        raise fail(exc) from exc
     pips = "" if pip_error is None else f", pips misread {pip_error:g}"
     typer.echo(f"{n} synthetic dice (temperature {temperature}, seed {seed}{pips}) -> {out}")

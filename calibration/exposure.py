@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from . import CalibrationError
 
 TARGET_GREY = 0.18  # linear reflectance of a standard grey card
+MAX_COLOUR_GAIN = 32.0  # libcamera's ColourGains range is 0-32
 
 
 class CameraControls(BaseModel):
@@ -24,9 +25,18 @@ class CameraControls(BaseModel):
 
     AeEnable: bool = Field(False, description="auto exposure off: the values below hold")
     AwbEnable: bool = Field(False, description="auto white balance off: ColourGains hold")
-    ColourGains: tuple[float, float] = Field(description="(red, blue) gains relative to green")
+    ColourGains: tuple[float, float] = Field(description="(red, blue) gains relative to "
+                                                         "green, each in (0, 32]")
     AnalogueGain: float = Field(ge=1.0, le=64.0, description="sensor analogue gain")
     ExposureTime: int = Field(ge=1, le=10_000_000, description="exposure time, microseconds")
+
+
+    @field_validator("ColourGains")
+    @classmethod
+    def _gains(cls, v: tuple[float, float]) -> tuple[float, float]:
+        if not all(np.isfinite(g) and 0 < g <= MAX_COLOUR_GAIN for g in v):
+            raise ValueError(f"ColourGains must each be in (0, {MAX_COLOUR_GAIN:g}], got {v}")
+        return v
 
 
 class ExposureResult(BaseModel):
@@ -96,6 +106,22 @@ def calibrate_exposure(image: np.ndarray, region: tuple[int, int, int, int] | No
     Raises:
         CalibrationError: the patch is clipped, too dark, or not found.
     """
+    if not (all(np.isfinite(g) and 0 < g <= MAX_COLOUR_GAIN for g in gains)
+            and exposure_us >= 1 and max_exposure_us >= 1 and np.isfinite(analogue_gain)
+            and 1.0 <= analogue_gain <= 64.0):
+        raise CalibrationError(
+            f"the frame's controls must be what a camera can be set to: ColourGains in "
+            f"(0, {MAX_COLOUR_GAIN:g}] (got {gains}), ExposureTime and the longest exposure at "
+            f"least 1 us (got {exposure_us}, {max_exposure_us}), AnalogueGain 1-64 (got "
+            f"{analogue_gain})")
+    if region is not None:
+        x, y, w, h = region
+        ih, iw = image.shape[:2]
+        if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > iw or y + h > ih:
+            # Slicing would measure something else: a negative x counts from the right edge,
+            # a region past the edge is cut short, and the felt is taken for the card.
+            raise CalibrationError(f"region {tuple(region)} is not inside the {iw}x{ih} "
+                                   "image; give the card as x,y,w,h within it")
     x, y, w, h = region or find_grey_patch(image)
     patch = image[y:y + h, x:x + w].reshape(-1, 3)
     if len(patch) < 16:
@@ -114,6 +140,10 @@ def calibrate_exposure(image: np.ndarray, region: tuple[int, int, int, int] | No
     gain = total / exp
     limited = gain > max_gain
     gain = min(max(gain, 1.0), max_gain)
+    if not all(0 < g <= MAX_COLOUR_GAIN for g in new_gains):
+        raise CalibrationError(f"the patch {(x, y, w, h)} is not grey: it needs ColourGains "
+                               f"{tuple(round(g, 2) for g in new_gains)}, outside what the camera "
+                               f"takes (0-{MAX_COLOUR_GAIN:g}); pass the card's region")
     controls = CameraControls(ColourGains=(round(new_gains[0], 4), round(new_gains[1], 4)),
                               AnalogueGain=round(gain, 4), ExposureTime=max(1, round(exp)))
     return ExposureResult(controls=controls, region=(x, y, w, h),

@@ -80,6 +80,67 @@ class ZoneSpec(BaseModel):
                                     "shaker floor is above it, a sunken throw box below)")
 
 
+    @model_validator(mode="after")
+    def _area(self) -> ZoneSpec:
+        """A zone is an area: finite vertices, an outline that does not cross itself and
+        encloses something. A bowtie or a zone folded onto a line was mapped to pixels and
+        written; the verdict then tested dice against an outline that covers nothing, or
+        not what the person meant, and called them off the table."""
+        pts = np.asarray(self.polygon_mm, np.float64)
+        if not np.isfinite(pts).all():
+            raise ValueError(f"zone {self.name}: a vertex is not a finite number")
+        crossing = _self_crossing(pts)
+        if crossing is not None:
+            i, j = crossing
+            raise ValueError(f"zone {self.name}: its outline crosses itself (edge {i} from "
+                             f"{pts[i].tolist()} and edge {j} from {pts[j].tolist()}); list "
+                             "the vertices in order around the zone")
+        return self
+
+    def area_mm2(self) -> float:
+        """Enclosed area, mm^2 (shoelace; the outline is simple)."""
+        x, y = np.asarray(self.polygon_mm, np.float64).T
+        return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+
+def _self_crossing(pts: np.ndarray) -> tuple[int, int] | None:
+    """(i, j) of two edges of the closed outline that meet, other than neighbours at their
+    shared vertex; None when the outline is simple. Zero-length edges (a repeated vertex,
+    the first vertex repeated last) are skipped."""
+    a, b = pts, np.roll(pts, -1, axis=0)
+    keep = np.flatnonzero(np.linalg.norm(b - a, axis=1) > 0)
+    n = len(keep)
+    if n < 3:
+        return None
+    a, b = a[keep], b[keep]
+    scale = float(np.abs(pts).max()) or 1.0
+
+    def orient(p, q, r):  # sign of the turn p -> q -> r, with a tolerance for rounding
+        v = (q[..., 0] - p[..., 0]) * (r[..., 1] - p[..., 1]) - \
+            (q[..., 1] - p[..., 1]) * (r[..., 0] - p[..., 0])
+        return np.where(np.abs(v) <= 1e-12 * scale * scale, 0, np.sign(v))
+
+    def on(p, q, r):  # r on segment p-q, given the three are collinear
+        return ((np.minimum(p[..., 0], q[..., 0]) <= r[..., 0])
+                & (r[..., 0] <= np.maximum(p[..., 0], q[..., 0]))
+                & (np.minimum(p[..., 1], q[..., 1]) <= r[..., 1])
+                & (r[..., 1] <= np.maximum(p[..., 1], q[..., 1])))
+
+    i, j = np.triu_indices(n, 1)
+    pa, pb, qa, qb = a[i], b[i], a[j], b[j]
+    o1, o2, o3, o4 = orient(pa, pb, qa), orient(pa, pb, qb), orient(qa, qb, pa), orient(qa, qb, pb)
+    hit = ((o1 * o2 < 0) & (o3 * o4 < 0)) | ((o1 == 0) & on(pa, pb, qa)) | \
+        ((o2 == 0) & on(pa, pb, qb)) | ((o3 == 0) & on(qa, qb, pa)) | ((o4 == 0) & on(qa, qb, pb))
+    # Neighbouring edges share a vertex: they meet there and only count if they overlap.
+    nb = (j == i + 1) | ((i == 0) & (j == n - 1))
+    overlap = nb & (o1 == 0) & (o2 == 0)
+    back = overlap & (np.einsum("ij,ij->i", pb - pa, qb - qa) < 0)
+    bad = np.flatnonzero((hit & ~nb) | back)
+    if len(bad) == 0:
+        return None
+    return int(keep[i[bad[0]]]), int(keep[j[bad[0]]])
+
+
 class ZonesFile(BaseModel):
     """All zones of one table, in millimetres; the edge maps them to pixels."""
 
@@ -96,6 +157,14 @@ class ZonesFile(BaseModel):
         roles = [z.role for z in self.zones]
         if roles.count("play") != 1 or roles.count("held") > 1:
             raise ValueError("need exactly one play zone and at most one held zone")
+        if not np.isfinite(self.die_mm):
+            raise ValueError("die_mm is not a finite number")
+        for z in self.zones:  # a zone no die fits in covers nothing the verdict can use
+            if z.area_mm2() < self.die_mm ** 2:
+                raise ValueError(f"zone {z.name}: its outline encloses {z.area_mm2():.1f} "
+                                 f"mm^2, less than one {self.die_mm:g} mm die "
+                                 f"({self.die_mm ** 2:g} mm^2); are the vertices in mm and "
+                                 "in order?")
         return self
 
 

@@ -82,7 +82,9 @@ class ModelProfile(BaseModel):
     evidence: Evidence = Field(description="how the values were chosen")
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.model_dump_json(indent=2) + "\n")
+        from .files import write_atomic
+
+        write_atomic(path, self.model_dump_json(indent=2) + "\n")
 
 
 def file_sha256(path: str | Path) -> str | None:

@@ -4,6 +4,7 @@ refitted without the model, and synthetic score distributions with a known answe
 from __future__ import annotations
 
 import hashlib
+import zipfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -75,19 +76,35 @@ class Samples:
         return self[fit], self[~fit]
 
     def save(self, path: str | Path, **meta) -> None:
-        np.savez_compressed(path, **{f.name: getattr(self, f.name) for f in fields(self)},
+        import io
+
+        from .files import write_atomic
+
+        buf = io.BytesIO()  # written whole: a cut-short .npz is not a samples file
+        np.savez_compressed(buf, **{f.name: getattr(self, f.name) for f in fields(self)},
                             **{f"meta_{k}": np.asarray(v) for k, v in meta.items()})
+        write_atomic(path, buf.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> Samples:
         p = Path(path)
         if not p.is_file():
             raise CalibrationError(f"{p}: no such samples file")
-        with np.load(p) as data:
-            missing = {f.name for f in fields(cls)} - set(data.files) - set(OPTIONAL)
-            if missing:
-                raise CalibrationError(f"{p}: not a samples file (missing {sorted(missing)})")
-            return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data.files})
+        try:
+            with np.load(p) as data:
+                if not hasattr(data, "files"):
+                    raise CalibrationError(f"{p}: not a samples file (one array, not a .npz)")
+                missing = {f.name for f in fields(cls)} - set(data.files) - set(OPTIONAL)
+                if missing:
+                    raise CalibrationError(f"{p}: not a samples file (missing "
+                                           f"{sorted(missing)})")
+                return cls(**{f.name: data[f.name] for f in fields(cls)
+                              if f.name in data.files})
+        except CalibrationError:
+            raise
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            # numpy reads a non-.npz as a pickle it refuses, or a cut-short zip: a traceback.
+            raise CalibrationError(f"{p}: not a samples .npz ({exc})") from exc
 
     @staticmethod
     def meta(path: str | Path) -> dict:

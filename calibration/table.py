@@ -143,7 +143,17 @@ def find_markers(image: np.ndarray, layout: MarkerLayout, min_markers: int = 3
     if ids is None or len(ids) == 0:
         raise CalibrationError(f"no {layout.dictionary} markers found in the image (layout ids "
                                f"{sorted(known)}); check lighting, focus and the dictionary")
-    seen = {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners, strict=True)}
+    seen: dict[int, np.ndarray] = {}
+    for i, c in zip(ids.ravel(), corners, strict=True):
+        c = c.reshape(4, 2)
+        if int(i) in known and int(i) in seen:
+            # Which copy the layout means is unknown: the one kept was whichever the detector
+            # listed last, and the wrong one fits the plane tens of pixels off.
+            raise CalibrationError(
+                f"marker {int(i)} is seen twice (at pixels {seen[int(i)].mean(0).round()} and "
+                f"{c.mean(0).round()}); the layout places it once. Remove or cover the extra "
+                "print, or give it its own id in the layout")
+        seen[int(i)] = c
     used = sorted(set(seen) & set(known))
     if len(used) < min_markers:
         raise CalibrationError(
@@ -172,3 +182,20 @@ def parse_points(text: str) -> tuple[np.ndarray, np.ndarray]:
         px.append((a, b))
         mm.append((c, d))
     return np.array(px, np.float64).reshape(-1, 2), np.array(mm, np.float64).reshape(-1, 2)
+
+
+def check_reprojection(pose: TablePose, max_rms_px: float) -> None:
+    """Refuses a plane that does not fit its own points: a layout with swapped ids or wrong
+    positions, a marker moved since the layout was measured, or intrinsics of another camera.
+
+    Such a fit still gives a homography, and zones tens or thousands of pixels off.
+
+    Raises:
+        CalibrationError: the reprojection RMS exceeds `max_rms_px`.
+    """
+    if not pose.rms_px <= max_rms_px:  # NaN fails too
+        raise CalibrationError(
+            f"the {pose.source} do not fit one table plane: reprojection RMS "
+            f"{pose.rms_px:.2f} px, max {pose.max_px:.2f} px, allowed {max_rms_px:g} px RMS "
+            "(--max-rms). Check the layout's marker ids and positions against the table, that "
+            "no marker has moved, and that --camera is this camera at this resolution")

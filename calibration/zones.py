@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dicecall.vision.profiles import Zones
 
+from . import CalibrationError
 from .layout import ZonesFile, ZoneSpec, load_json
 from .table import TablePose
 
@@ -40,10 +41,54 @@ def densify(polygon_mm, step_mm: float) -> np.ndarray:
     return np.concatenate(out)
 
 
+def _radial(dist: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """OpenCV's radial distortion: undistorted radius r (normalised) -> distorted radius."""
+    d = np.zeros(8)
+    d[:min(8, len(dist))] = dist[:8]
+    k1, k2, _, _, k3, k4, k5, k6 = d
+    r2 = r * r
+    return r * (1 + r2 * (k1 + r2 * (k2 + r2 * k3))) / (1 + r2 * (k4 + r2 * (k5 + r2 * k6)))
+
+
+def check_in_view(pose: TablePose, name: str, pts_mm: np.ndarray, z_mm: float) -> None:
+    """Refuses table points the lens model cannot place: behind the camera, or past the
+    radius where the fitted distortion turns back on itself. There a point far outside the
+    view lands inside or across the frame (a zone 3 m away was drawn over the frame's
+    bottom-left corner; a 10 m one came out 4e9 px wide), so its pixels mean nothing.
+
+    Raises:
+        CalibrationError: naming the zone.
+    """
+    if pose.intrinsics is None or pose.rvec is None:
+        return  # a plain homography has no lens to fold
+    rot = cv2.Rodrigues(np.asarray(pose.rvec, np.float64))[0]
+    obj = np.column_stack([pts_mm, np.full(len(pts_mm), z_mm)])
+    cam = obj @ rot.T + np.asarray(pose.tvec, np.float64)
+    if (cam[:, 2] <= 0).any():
+        raise CalibrationError(f"zone {name} reaches behind the camera; check its mm "
+                               "coordinates against the marker layout")
+    r = np.hypot(cam[:, 0], cam[:, 1]) / cam[:, 2]
+    grid = np.linspace(0.0, float(r.max()), 1024)
+    bent = np.flatnonzero(np.diff(_radial(pose.intrinsics.dist_array, grid)) <= 0)
+    if len(bent):
+        raise CalibrationError(
+            f"zone {name} reaches beyond where the camera's lens model holds (far outside "
+            f"the view: the distortion turns back at {np.degrees(np.arctan(grid[bent[0]])):.0f}"
+            " degrees off the axis), so its pixels would be wrong; check its mm coordinates "
+            "against the marker layout")
+
+
 def zone_pixels(pose: TablePose, zone: ZoneSpec, step_mm: float = 10.0) -> list[tuple[float,
                                                                                      float]]:
-    """The zone's outline in raw frame pixels (the frames the reader sees)."""
-    px = pose.project(densify(zone.polygon_mm, step_mm), zone.z_mm)
+    """The zone's outline in raw frame pixels (the frames the reader sees).
+
+    Raises:
+        CalibrationError: the zone reaches behind the camera or past where the lens model
+            holds (`check_in_view`).
+    """
+    pts = densify(zone.polygon_mm, step_mm)
+    check_in_view(pose, zone.name, pts, zone.z_mm)
+    px = pose.project(pts, zone.z_mm)
     return [(round(float(x), 2), round(float(y), 2)) for x, y in px]
 
 
@@ -94,7 +139,9 @@ class TableCalibration(BaseModel):
     die_px: list[DieSize] = Field(description="expected die size per zone")
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.model_dump_json(indent=2) + "\n")
+        from .files import write_atomic
+
+        write_atomic(path, self.model_dump_json(indent=2) + "\n")
 
 
 def calibrate_zones(pose: TablePose, zones: ZonesFile) -> TableCalibration:
@@ -121,6 +168,28 @@ def outside_frame(table: TableCalibration, width: int, height: int,
         out += [(spec.name, edge, round(float(d), 1))
                 for edge, d in past.items() if d > tolerance_px]
     return out
+
+
+def check_play_in_frame(table: TableCalibration, width: int, height: int) -> None:
+    """Refuses a play zone that covers no pixel of the frame: every die would be called
+    missing, every roll a no roll. (One that runs past an edge is only warned of,
+    `outside_frame`.)
+
+    Raises:
+        CalibrationError: naming the zone and where its outline lies.
+    """
+    play = next(z for z in table.zones_mm.zones if z.role == "play")
+    px = np.asarray(table.zones_px.play, np.float64)
+    lim = 8.0 * max(width, height)  # clipped for the drawing only: past it all is outside
+    mask = np.zeros((height, width), np.uint8)
+    cv2.fillPoly(mask, [np.clip(px, -lim, lim).round().astype(np.int32).reshape(-1, 1, 2)], 1)
+    if not mask.any():
+        lo, hi = px.min(0), px.max(0)
+        raise CalibrationError(
+            f"play zone {play.name} lies wholly outside the {width}x{height} frame (its "
+            f"outline spans x {lo[0]:.0f} to {hi[0]:.0f}, y {lo[1]:.0f} to {hi[1]:.0f} px): "
+            "every die would be called missing. Check the zones file against the layout, "
+            "and that the frame shows the table")
 
 
 def load_table(path: str | Path) -> TableCalibration:
