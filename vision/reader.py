@@ -15,7 +15,7 @@ from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softma
 from .dice import Dice
 from .images import check_frame
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
-from .tiles import inner_edge_cut, merge_tiles, tile_windows
+from .tiles import inner_edge_cut, inside, merge_tiles, tile_windows
 from .views import sum_views
 from .zoom import merge_looks, zoom_windows
 
@@ -150,15 +150,6 @@ def _sure(dice: Dice) -> np.ndarray:
     return (dice.face_probs.max(1) >= 0.9) & (dice.pip_face == dice.face)
 
 
-def _inside_any(centers: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """(N,) whether each centre lies in one of `boxes`."""
-    if len(centers) == 0 or len(boxes) == 0:
-        return np.zeros(len(centers), bool)
-    x, y = centers[:, None, 0], centers[:, None, 1]
-    return ((x >= boxes[None, :, 0]) & (x <= boxes[None, :, 2])
-            & (y >= boxes[None, :, 1]) & (y <= boxes[None, :, 3])).any(1)
-
-
 def _logit(p: np.ndarray) -> np.ndarray:
     """Inverse of the sigmoid, for probabilities the float32 sigmoid may round to 0 or 1."""
     q = np.clip(np.asarray(p, np.float64), 1e-7, 1.0 - 1e-7)
@@ -260,7 +251,7 @@ class DiceReader:
             if gain >= max(4, 0.2 * int(_sure(dice).sum())):
                 # A die only the tiles saw stays when it is sure: enlarged, a board's
                 # tokens and a keyboard's keys pass for dice at lower confidence.
-                seen = _inside_any(other.centers, found[1])
+                seen = inside(other.centers, found[1]).any(1)
                 return other[_sure(other) | seen]
         return dice
 

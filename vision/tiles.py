@@ -98,15 +98,15 @@ def merge_tiles(found: tuple, tiled: list[tuple], scale: float, split: float, ne
     c, b, s = c[kept], b[kept], s[kept]
     side = _side(b)
     # A die inside a tile die twice its side is one of its pips, enlarged.
-    pip = (_inside(c, b) & (side[None, :] >= 2.0 * side[:, None])).any(1)
+    pip = (inside(c, b) & (side[None, :] >= 2.0 * side[:, None])).any(1)
     keep = ~pip & (side * scale < split)
     c, b, s = c[keep], b[keep], s[keep]
     if len(b0) and len(c):
-        inside = _inside(c, b0)
+        held = inside(c, b0)
         # A whole-frame box around two or more of the tiles' dice was those dice, merged;
         # a tile die in one holding no other is that die boxed again.
-        merged = inside.sum(0) >= 2
-        again = inside[:, ~merged].any(1)
+        merged = held.sum(0) >= 2
+        again = held[:, ~merged].any(1)
         c0, b0, s0 = c0[~merged], b0[~merged], s0[~merged]
         c, b, s = c[~again], b[~again], s[~again]
     centers = np.concatenate([c0, c]).astype(np.float32)
@@ -116,7 +116,7 @@ def merge_tiles(found: tuple, tiled: list[tuple], scale: float, split: float, ne
     return centers[order], boxes[order], scores[order]
 
 
-def _inside(centers: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+def inside(centers: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """(K, M): whether centre k lies in box m."""
     x, y = centers[:, None, 0], centers[:, None, 1]
     return ((x >= boxes[None, :, 0]) & (x <= boxes[None, :, 2])
