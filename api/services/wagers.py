@@ -38,6 +38,8 @@ THROWN_SECTION = {"craps": CRAPS_FIXED, "mini-craps": CRAPS_FIXED,
 
 def _refuse_if_roll_pending(session: Session, table: Table) -> None:
     """409 `roll_pending` naming the table's first roll held or queued for review."""
+    if not table.held_rolls:  # a queued roll waits only behind a held one
+        return
     pending = session.scalars(select(Roll.roll_id).where(
         Roll.table_id == table.id, Roll.status.in_(("held", "queued")))
         .order_by(Roll.arrival).limit(1)).first()
