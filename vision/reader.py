@@ -244,15 +244,15 @@ class DiceReader:
             # dice are small in it the tiles find many the whole frame missed; where they
             # are not, the tiles cut them and see pips and clutter enlarged (tiles.py).
             other = self._read_found(frame, tiled, view)
-            gain = int(_sure(other).sum()) - int(_sure(dice).sum())
+            sure, before = _sure(other), int(_sure(dice).sum())
             # A few more sure dice is what clutter enlarged gives on a photo of big dice
             # (1-3 on the real-dev photos enlarged 3x); small dice the whole frame missed
             # are many more (models/reader.md, "The tiled look").
-            if gain >= max(4, 0.2 * int(_sure(dice).sum())):
+            if int(sure.sum()) - before >= max(4, 0.2 * before):
                 # A die only the tiles saw stays when it is sure: enlarged, a board's
                 # tokens and a keyboard's keys pass for dice at lower confidence.
                 seen = inside(other.centers, found[1]).any(1)
-                return other[_sure(other) | seen]
+                return other[sure | seen]
         return dice
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
