@@ -6,6 +6,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Free text holds no NUL (PostgreSQL's text refuses it; the console and the audit chain show
+# it); a name or a code is one line of visible text.
+NO_NUL = r"^[^\x00]*$"
+ONE_LINE = r"^[^\x00-\x1f\x7f]*$"
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 Face = Annotated[int, Field(ge=1, le=6, description="A die's face, 1-6.")]
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="Lowercase hex sha256.")]

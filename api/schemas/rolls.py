@@ -6,15 +6,17 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .common import UUID_PATTERN, Face, Out, Sha256, Strict
+from .common import NO_NUL, ONE_LINE, UUID_PATTERN, Face, Out, Sha256, Strict
 
 Verdict = Literal["valid", "no_roll", "needs_review"]
 RollStatus = Literal["settled", "no_roll", "held", "queued"]
 
 
 class Reason(Strict):
-    code: str = Field(min_length=1, max_length=64, description="e.g. cocked, die_on_die.")
-    section: str = Field("", max_length=64, description="The rule, e.g. 623a.8(b).")
+    code: str = Field(min_length=1, max_length=64, pattern=ONE_LINE,
+                      description="e.g. cocked, die_on_die.")
+    section: str = Field("", max_length=64, pattern=ONE_LINE,
+                         description="The rule, e.g. 623a.8(b).")
     status: Verdict | None = Field(None, description="The call this finding makes on its "
                                    "own; a `valid` roll with a finding that calls `no_roll` "
                                    "or `needs_review` is held for review.")
@@ -126,7 +128,7 @@ class ReviewIn(Strict):
     action: Literal["confirm", "correct", "no_roll"]
     faces: list[Face] | None = Field(None, max_length=10,
                                      description="The corrected faces (action correct).")
-    note: str = Field("", max_length=500)
+    note: str = Field("", max_length=500, pattern=NO_NUL)
 
     @model_validator(mode="after")
     def _check(self) -> ReviewIn:
@@ -144,7 +146,7 @@ class DealerCallIn(Strict):
     faces: list[Face] | None = Field(None, min_length=1, max_length=10)
     total: int | None = Field(None, ge=1, le=60)
     no_roll: bool = False
-    dealer: str = Field("", max_length=100)
+    dealer: str = Field("", max_length=100, pattern=ONE_LINE)
 
     @model_validator(mode="after")
     def _check(self) -> DealerCallIn:

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .common import Out, Strict
+from .common import ONE_LINE, Out, Strict
 
 GameName = Literal["craps", "mini-craps", "props-and-hops", "high-roll-dice",
                    "high-roll-dice-6"]
@@ -17,7 +17,7 @@ class TableIn(Strict):
     """A new table: its game and the house options the engine defines for it."""
 
     game: GameName = Field(description="The game played at the table.")
-    name: str = Field("", max_length=100, description="A label for people.")
+    name: str = Field("", max_length=100, pattern=ONE_LINE, description="A label for people.")
     options: dict[str, Any] = Field(
         default_factory=dict, description="House options; missing ones take the engine "
         "defaults. Craps: table_min, table_max, odds_multiple, vig_rate (\"1/20\"), fire, "
@@ -59,7 +59,8 @@ class TableOut(Out):
 
 
 class DeviceIn(Strict):
-    name: str = Field("edge", min_length=1, max_length=100, description="A label.")
+    name: str = Field("edge", min_length=1, max_length=100, pattern=ONE_LINE,
+                      description="A label.")
 
     model_config = Strict.model_config | {"json_schema_extra": {"examples": [
         {"name": "throw-box camera"}]}}
