@@ -121,7 +121,8 @@ def test_the_tiles_find_and_read_the_small_dice_of_a_big_photo(mosaic):
     dice = DiceReader(ReaderConfig(tile_zoom=3.0)).read(big)
     pairs = match(dice.centers, boxes)
     right = sum(int(dice.face[p]) == faces[g] for p, g in pairs)
-    # Measured: 79 of 80 found and read right, nothing else called a die.
+    # Measured (22518cc): 80 of 80 found and read right, nothing else called a die; 24 found
+    # without tiles.
     assert right >= 78 and len(dice) == len(pairs)
 
 
