@@ -63,6 +63,15 @@ class OpenCVSource(_Strict):
     width: int | None = Field(None, ge=16, le=8192, description="requested frame width")
     height: int | None = Field(None, ge=16, le=8192, description="requested frame height")
     fps: float | None = Field(None, gt=0, le=240, description="requested frame rate")
+    # VideoCapture.read() can block forever (USB camera unplugged, RTSP stream stalled):
+    # the camera would stay "up", never be reopened, and a stop would hang on it.
+    capture_timeout_s: float = Field(2.0, ge=0.1, le=60,
+                                     description="a read with no answer for this long is a "
+                                                 "camera error (released and reopened); at "
+                                                 "least 3 frame times when fps is set")
+    failed_reads: int = Field(3, ge=1, le=100,
+                              description="failed reads in a row that are a camera error "
+                                          "(a video file ends at its first)")
 
 
 class Picamera2Source(_Strict):

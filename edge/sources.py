@@ -19,6 +19,8 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from .capture import ReadTimeout, TimedCapture
+
 
 class CameraError(RuntimeError):
     """The camera cannot be opened or stopped delivering frames."""
@@ -170,16 +172,22 @@ class ReplaySource:
 class OpenCVSource:
     """USB camera (index), RTSP/HTTP stream or video file through `cv2.VideoCapture`.
 
-    A video file is finite; a camera or stream that returns no frame raises CameraError.
+    A video file is finite and ends at its first failed read. A camera or stream is a
+    CameraError (closed and opened again by the runner) when a read gives no answer for
+    `capture_timeout_s` (at least three frame times), or fails `failed_reads` times in a row:
+    an RTSP stream that drops one packet is not worth a reopen, an unplugged camera is.
     Times are the capture's own position for files, the monotonic clock otherwise.
     """
 
     def __init__(self, uri: int | str, width: int | None = None, height: int | None = None,
-                 fps: float | None = None, lores_width: int = 160) -> None:
+                 fps: float | None = None, lores_width: int = 160,
+                 capture_timeout_s: float = 2.0, failed_reads: int = 3) -> None:
         self.uri, self.width, self.height, self.fps = uri, width, height, fps
         self.lores_width = lores_width
+        self.timeout_s = max(capture_timeout_s, 3 / fps) if fps else capture_timeout_s
+        self.failed_reads = failed_reads
         self.finite = isinstance(uri, str) and Path(uri).is_file()
-        self._cap = None
+        self._cap: TimedCapture | None = None
 
     def open(self) -> None:
         cap = cv2.VideoCapture(self.uri)
@@ -191,27 +199,40 @@ class OpenCVSource:
                             (cv2.CAP_PROP_FPS, self.fps)):
             if value is not None:
                 cap.set(prop, value)
-        self._cap = cap
+        self._cap = TimedCapture(cap, str(self.uri))
+
+    def _read(self):
+        try:
+            return self._cap.read(self.timeout_s)
+        except ReadTimeout:
+            raise CameraError(f"no frame from video source {self.uri!r} for "
+                              f"{self.timeout_s:g} s (read timed out)") from None
+        except Exception as exc:  # a backend error inside read()
+            raise CameraError(f"video source {self.uri!r}: read failed: {exc}") from exc
 
     def frames(self) -> Iterator[Frame]:
         if self._cap is None:
             raise CameraError("source is not open")
-        n = 0
+        n = failed = 0
         while True:
-            ok, image = self._cap.read()
+            ok, image = self._read()
             if not ok or image is None:
                 if self.finite:
                     return
-                raise CameraError(f"video source {self.uri!r} stopped delivering frames")
-            n += 1
+                failed += 1
+                if failed >= self.failed_reads:
+                    raise CameraError(f"video source {self.uri!r} gave no frame in {failed} "
+                                      "reads in a row")
+                continue
+            n, failed = n + 1, 0
             # A file's own clock, so a video replays with its timing at any decode speed.
             t = self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000 if self.finite else time.monotonic()
             yield Frame(t, time.time(), image, lores_grey(image, self.lores_width), f"#{n}")
 
     def close(self) -> None:
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
+        cap, self._cap = self._cap, None
+        if cap is not None:
+            cap.release()  # now, or once a read still in progress returns
 
 
 def build_source(cfg, resume_ms: float | None = None) -> FrameSource:
@@ -220,7 +241,8 @@ def build_source(cfg, resume_ms: float | None = None) -> FrameSource:
     if src.kind == "replay":
         return ReplaySource(src.path, src.speed, src.loop, lores, resume_ms)
     if src.kind == "opencv":
-        return OpenCVSource(src.uri, src.width, src.height, src.fps, lores)
+        return OpenCVSource(src.uri, src.width, src.height, src.fps, lores,
+                            src.capture_timeout_s, src.failed_reads)
     from .picam import Picamera2Source
 
     return Picamera2Source(src, cfg.exposure)
