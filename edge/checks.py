@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from .config import EdgeConfig
+from .diesize import play_die_side
 from .settle import motion_pixels
 
 ASSUMED_ASPECT = 3 / 4  # a replay or OpenCV frame's height/width when it is not configured
@@ -30,21 +31,25 @@ def _main_width(cfg: EdgeConfig) -> int | None:
     return src.width if src.kind == "opencv" else None
 
 
+def _zones_die_side(cfg: EdgeConfig) -> float | None:
+    if cfg.zones is None:
+        return None
+    from dicecall.calibration.zones import load_table
+
+    return play_die_side(load_table(cfg.zones))
+
+
 def calibrated_die_px(cfg: EdgeConfig) -> float | None:
     """The smallest die side over the play zones of the zones file, in motion-frame pixels;
     None without a zones file or when the reading frame's width is not configured."""
     main_w = _main_width(cfg)
     if cfg.zones is None or main_w is None:
         return None
-    from dicecall.calibration.zones import load_table
-
-    table = load_table(cfg.zones)
-    play = {z.name for z in table.zones_mm.zones if z.role == "play"}
-    sides = [d.min_px for d in table.die_px if d.zone in play and d.min_px > 0]
-    if not sides:
+    side = _zones_die_side(cfg)
+    if side is None:
         return None
     lores_w = _lores_size(cfg)[0][0]
-    return min(sides) * min(1.0, lores_w / main_w)
+    return side * min(1.0, lores_w / main_w)
 
 
 def motion_gate_warnings(cfg: EdgeConfig) -> list[str]:
@@ -53,6 +58,8 @@ def motion_gate_warnings(cfg: EdgeConfig) -> list[str]:
     (w, h), assumed = _lores_size(cfg)
     gate = motion_pixels(cfg.settle, (h, w))
     frame = f"{w}x{h}" + (" (height assumed 3:4 of the width)" if assumed else "")
+    if cfg.settle.die_px is None and _zones_die_side(cfg) is not None:
+        return []  # `edge run` takes die_px from the zones file (edge/diesize.py)
     die = calibrated_die_px(cfg)
     source = "the zones file's smallest die in play"
     if die is None and cfg.settle.die_px is not None:
@@ -60,10 +67,10 @@ def motion_gate_warnings(cfg: EdgeConfig) -> list[str]:
     if die is None:
         smallest = math.sqrt(2 * gate)
         return [f"settle: the die size is not known (no settle.die_px, no zones file with "
-                f"the reading frame's size): motion is {gate} changed pixels of the "
-                f"{frame} motion frame, so one die under {smallest:.1f} px a side rolling "
-                "alone is not seen; set settle.die_px to the side of a die in motion-frame "
-                "pixels"]
+                f"die sizes): motion is {gate} changed pixels of the {frame} motion frame, "
+                f"so one die under {smallest:.1f} px a side rolling alone is not seen; "
+                "calibrate the zones (`dicecall calibrate zones`) or set settle.die_px to "
+                "the side of a die in motion-frame pixels"]
     if gate > die ** 2 / 2:
         return [f"settle: motion is {gate} changed pixels of the {frame} motion frame, more "
                 f"than half a die ({source}: {die:.1f} px a side, {die ** 2 / 2:.0f} px): "

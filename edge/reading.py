@@ -106,12 +106,12 @@ class Reading:
             _, self.vcfg = load_profile(cfg.model_profile, check_model=False)
         self.zones: Zones | None = None
         self.view = None
-        self._table, self._checked_size = None, None
+        self.table, self._checked_size = None, None
         if cfg.zones is not None:
             from dicecall.calibration.zones import load_table
 
-            self._table = load_table(cfg.zones)
-            self.zones, self.view = self._table.zones_px, self._table.pose.floor_view()
+            self.table = load_table(cfg.zones)
+            self.zones, self.view = self.table.zones_px, self.table.pose.floor_view()
         self.reader = reader if reader is not None else _reader(cfg, self.view)
         # Hashed once: every roll's annotated evidence names the files that read it.
         rc = getattr(self.reader, "config", None)
@@ -152,12 +152,12 @@ class Reading:
         """Warns, once per frame size, of each calibrated play zone that runs past the frame's
         edge: the camera has moved or the zones were drawn for another picture, and a die
         there is cut off or unseen (`calibration.zones.outside_frame`)."""
-        if self._table is None or self._checked_size == (width, height):
+        if self.table is None or self._checked_size == (width, height):
             return
         from dicecall.calibration.zones import outside_frame
 
         self._checked_size = (width, height)
-        for name, edge, d in outside_frame(self._table, width, height):
+        for name, edge, d in outside_frame(self.table, width, height):
             log.warning("play zone %s runs %.1f px past the %s edge of the %dx%d frames: a die "
                         "there is cut off or unseen", name, d, edge, width, height)
 

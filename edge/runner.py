@@ -17,6 +17,7 @@ from typing import Any
 
 from .camera import pump
 from .config import EdgeConfig, check_paths
+from .diesize import motion_die_px, play_die_side
 from .flow import GameFlow
 from .health import HealthServer, Metrics
 from .outbox import Outbox, Pending
@@ -56,6 +57,11 @@ class EdgeRunner(ReadPath):
         self.flow = GameFlow(config.game)
         self.reading = Reading(config, reader)
         self.detector = SettleDetector(config.settle, self.reading.reference_grey())
+        # settle.die_px left unset: from the zones file, once a frame gives the frames' sizes
+        self._zone_die = None
+        if config.settle.die_px is None and self.reading.table is not None:
+            self._zone_die = play_die_side(self.reading.table)
+        self._die_sizes: tuple | None = None
         secret = config.secret()
         self.client = SignedClient(config.service_url, config.device_id, secret,
                                    config.publisher.timeout_s)
@@ -202,6 +208,7 @@ class EdgeRunner(ReadPath):
             self.emit("frame_error", frame=frame.label, error=frame.error)
             return
         self._finish_pending("poll")
+        self._fit_die_px(frame)
         self.detector.reference = self.reading.fit_reference(self.detector.reference,
                                                              frame.grey)
         for ev in self.detector.update(frame.t, frame.grey):
@@ -215,6 +222,29 @@ class EdgeRunner(ReadPath):
                 self.emit("unchanged", frame=frame.label, t=frame.t)
             elif ev.kind == SETTLED:
                 self._settled(frame, ev)
+
+    def _fit_die_px(self, frame: Frame) -> None:
+        """Sets the detector's die_px from the zones file's die side, scaled to this
+        source's motion frame (again if a reopened camera gives other sizes)."""
+        if self._zone_die is None:
+            return
+        src = self.cfg.source
+        # a picamera2 frame copies its main array out only when read: its size is configured
+        if src.kind == "picamera2":
+            main = tuple(src.main_size)
+        elif frame.image is not None:
+            main = (frame.image.shape[1], frame.image.shape[0])
+        else:
+            return
+        motion = (frame.grey.shape[1], frame.grey.shape[0])
+        if self._die_sizes == (main, motion):
+            return
+        self._die_sizes = (main, motion)
+        die_px = motion_die_px(self._zone_die, main, motion)
+        self.detector.cfg = self.cfg.settle.model_copy(update={"die_px": die_px})
+        log.info("settle.die_px from the zones file", extra={
+            "die_px": die_px, "zone_die_px": self._zone_die, "zones": str(self.cfg.zones),
+            "frame": f"{main[0]}x{main[1]}", "motion_frame": f"{motion[0]}x{motion[1]}"})
 
     def _camera_state(self, state: str) -> None:
         self._camera = state

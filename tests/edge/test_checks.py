@@ -40,12 +40,23 @@ def test_no_die_size_known_is_warned_with_the_smallest_die_seen(kit):
 
 
 def test_a_die_under_twice_the_gate_is_warned_from_the_zones_file(tmp_path, kit):
-    # a 36 px die in the 1920 main frame is 6 px in the 320 lores: 18 px of area halved
-    cfg = _cfg(kit, zones=str(_zones(tmp_path, die_mm=36)))
+    # a 36 px die in the 1920 main frame is 6 px in the 320 lores: 18 px of area halved;
+    # settle.die_px set larger than that keeps the gate over half of it
+    zones = str(_zones(tmp_path, die_mm=36))
+    cfg = _cfg(kit, zones=zones, settle={"die_px": 30.0})
     assert calibrated_die_px(cfg) == 6.0
     (line,) = motion_gate_warnings(cfg)
     assert "more than half a die" in line and "set settle.die_px to 6.0" in line
-    assert motion_gate_warnings(_cfg(kit, zones=cfg.zones, settle={"die_px": 6.0})) == []
+    assert motion_gate_warnings(_cfg(kit, zones=zones, settle={"die_px": 6.0})) == []
+
+
+def test_die_px_unset_with_a_zones_file_is_not_warned_the_run_fills_it(tmp_path, kit):
+    # edge run scales the zones file's die to the motion frame itself (test_die_px.py), also
+    # for a replay, whose frame size --check cannot know
+    zones = str(_zones(tmp_path, die_mm=36))
+    assert motion_gate_warnings(_cfg(kit, zones=zones)) == []
+    replay = {"kind": "replay", "path": str(tmp_path)}
+    assert motion_gate_warnings(_cfg(kit, zones=zones, source=replay)) == []
 
 
 def test_a_large_die_or_die_px_set_gives_no_warning(tmp_path, kit):
