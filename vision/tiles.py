@@ -21,19 +21,19 @@ import numpy as np
 from .decode import suppress_near
 
 
-def tile_windows(frame_shape: tuple, zoom: float, det_size: int, overlap: float,
-                 enlarge: float = 1.0) -> list[tuple[int, int, int, int]]:
+def tile_windows(frame_shape: tuple, zoom: float, det_size: int, overlap: float
+                 ) -> list[tuple[int, int, int, int]]:
     """Square windows covering the frame, each `zoom` times smaller than its long side (so
     the detector sees it `zoom` times enlarged against the whole-frame look), neighbours
-    sharing `overlap` of a side; none when the detector would see a tile enlarged more than
-    `enlarge` times (a tile under det_size / enlarge pixels) or `zoom` is 0.
+    sharing `overlap` of a side; none when a tile would be under `det_size` pixels (the
+    detector would see it enlarged past its pixels) or `zoom` is 0.
 
     Returns:
         (x0, y0, x1, y1) integer frame pixels, inside the frame.
     """
     h, w = frame_shape[:2]
     side = math.ceil(max(h, w) / zoom) if zoom > 0 else 0
-    if side == 0 or side * enlarge < det_size:
+    if side < det_size:
         return []
 
     def starts(length: int) -> list[int]:
@@ -114,28 +114,6 @@ def merge_tiles(found: tuple, tiled: list[tuple], scale: float, split: float, ne
     scores = np.concatenate([s0, s]).astype(np.float32)
     order = np.argsort(-scores, kind="stable")[:limit]
     return centers[order], boxes[order], scores[order]
-
-
-def tiled_keep(centers: np.ndarray, sides: np.ndarray, sure: np.ndarray,
-               found: np.ndarray, read: np.ndarray, size_ratio: float) -> np.ndarray:
-    """(K,) which dice of the tiled reading to keep.
-
-    Enlarged, a granite worktop's speckles, a board game's pieces and a keyboard's keys pass
-    for small dice, some read sure; the dice of one photo are of one size, near enough. So
-    a die only the tiles saw stays when it is read sure (`sure`) and is at least
-    `size_ratio` of the median side of the sure dice the whole-frame detector also found
-    (any size while there are none); an unsure die stays only where the whole-frame reading
-    read a die.
-
-    Args:
-        centers, sides, sure: the tiled reading's dice (frame pixels).
-        found: (M, 4) the whole-frame detector's boxes, before the die-or-not head.
-        read: (N, 4) the boxes of the dice the whole-frame reading kept.
-    """
-    anchor = sure & inside(centers, found).any(1)
-    big = (sides >= size_ratio * float(np.median(sides[anchor])) if anchor.any()
-           else np.ones(len(centers), bool))
-    return inside(centers, read).any(1) | (sure & big)
 
 
 def inside(centers: np.ndarray, boxes: np.ndarray) -> np.ndarray:
