@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import lcm
 
-from .craps_options import CrapsOptions
+from .craps_options import FIRE_AREAS, CrapsOptions
 from .craps_rules import LAY
 from .craps_settle import settle
 from .craps_state import CrapsState
@@ -120,6 +120,10 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
     check_amount(amount)
     if spec is None:
         refuse_unknown(o.specs, wager, f"this {o.game} table", "623a.3(a)")
+    if spec.kind == "fire" and wager.seat >= FIRE_AREAS:
+        raise WagerRefused("bad_seat", f"player position {wager.seat} has no Fire Bet area: "
+                           f"a layout has at most {FIRE_AREAS}, for positions 0-"
+                           f"{FIRE_AREAS - 1}", "623a.2(d)(4)(i)")
     _check_timing(state, wager, spec)
     if have and spec.kind in ("fire", "bonus"):
         _refuse_increase(wager, spec)

@@ -387,3 +387,16 @@ def test_a_come_bet_on_its_point_is_not_on_the_come_area_623a_3_a_3():
     state = craps.place(state, Wager.of("c2", "come", 500_000)).state
     state, placed, _ = craps.place_many(state, [Wager.of("d1", "dont_come", 500_000)])
     assert len(placed) == 1
+
+
+def test_sixteen_fire_bet_areas_at_most_623a_2_d_4_i():
+    """A layout has no more than 16 Fire Bet areas, one per player position (623a.2(d)(4)(i));
+    on a 21-position table the Fire Bets of positions 16-20 (areas 17-21) were accepted."""
+    state = table(Wager.of("f15", "fire", 500, seat=15))
+    for seat in (16, 20):
+        with pytest.raises(WagerRefused, match=r"623a\.2\(d\)\(4\)\(i\)") as err:
+            craps.place(state, Wager.of("f", "fire", 500, seat=seat))
+        assert err.value.code == "bad_seat"
+        with pytest.raises(WagerRefused, match="bad_seat"):
+            craps.place_many(state, [Wager.of("f", "fire", 500, seat=seat)])
+    assert craps.place(state, Wager.of("p", "pass", 500, seat=20)).wager.seat == 20
