@@ -157,12 +157,16 @@ def _check_timing(state: CrapsState, w: Wager, spec) -> None:
     if name in ("come", "dont_come") and state.come_out:
         raise WagerRefused("bet_closed", f"{name} is made only after the come out roll",
                            "623a.3(a)(3),(4)")
-    if spec.kind == "fire" and state.shooter_rolls:
-        raise WagerRefused("bet_closed", "the Fire Bet is accepted only before a new "
-                           "shooter's initial come out roll", "623a.3(a)(40), 623a.11(a)(1)")
-    if spec.kind == "bonus" and state.shooter_rolls:
-        raise WagerRefused("bet_closed", "Bonus Craps wagers are accepted only before a new "
-                           "shooter's initial come out roll", "623a.12(1)")
+    # Before the new shooter's initial come out roll, and "immediately" before it: not
+    # while he rolls out a point he took over, its number already known.
+    if spec.kind == "fire" and not state.initial_come_out:
+        raise WagerRefused("bet_closed", "the Fire Bet is accepted only immediately before "
+                           "a new shooter's initial come out roll",
+                           "623a.3(a)(40), 623a.11(a)(1)")
+    if spec.kind == "bonus" and not state.initial_come_out:
+        raise WagerRefused("bet_closed", "Bonus Craps wagers are accepted only immediately "
+                           "before a new shooter's initial come out roll",
+                           "623a.3(a)(43), 623a.12(1)")
     if spec.kind == "odds":
         _flat_for_odds(state, w)
 
@@ -323,8 +327,10 @@ def _no_marker(name: str, spec) -> WagerRefused:
 
 def change_shooter(state: CrapsState) -> CrapsState:
     """The shooter passes the dice without a loser 7 (623a.10(a)); pending Fire Bets keep
-    their points and are settled on the successor's loser 7 (623a.11(a)(2))."""
-    return evolve(state, shooter=state.shooter + 1, points_made=0, shooter_rolls=0)
+    their points and are settled on the successor's loser 7 (623a.11(a)(2)). Passed with a
+    point on, the successor rolls it out before his own initial come out roll."""
+    return evolve(state, shooter=state.shooter + 1, points_made=0, shooter_rolls=0,
+                  took_point=state.point is not None)
 
 
 __all__ = ["change_shooter", "new_table", "place", "place_many", "reduce", "set_working",

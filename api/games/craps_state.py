@@ -21,8 +21,9 @@ class CrapsState(WagersMixin):
         points_made: bitmask of the unique points the shooter has made (623a.11(a)(4)).
         bonus_marks: bitmask of the totals marked for Bonus Craps since the last 7
             (623a.12(3)).
-        shooter_rolls: rolls thrown by the current shooter; Fire and Bonus wagers are
-            accepted only before the first (623a.11(a)(1), 623a.12(1)).
+        shooter_rolls: rolls thrown by the current shooter.
+        took_point: the current shooter took the dice with a point on (623a.10(a)) and has
+            not yet thrown a come out roll of his own.
         rolls: rolls settled on this table.
     """
 
@@ -33,13 +34,19 @@ class CrapsState(WagersMixin):
     points_made: int = 0
     bonus_marks: int = 0
     shooter_rolls: int = field(default=0, compare=False)
+    took_point: bool = field(default=False, compare=False)
     rolls: int = field(default=0, compare=False)
 
     @property
     def come_out(self) -> bool:
         return self.point is None
 
-
+    @property
+    def initial_come_out(self) -> bool:
+        """Whether the next roll is the current shooter's initial come out roll, before which
+        Fire and Bonus wagers are made (623a.3(a)(40),(43), 623a.11(a)(1), 623a.12(1)). A
+        shooter who took over a point rolls it out first: his first roll is not it."""
+        return self.come_out and (self.shooter_rolls == 0 or self.took_point)
 
     def seat_total(self, seat: int, name: str, point: int | None = None) -> int:
         """Cents a seat has on `name` (for come bets: on the given come point)."""

@@ -400,3 +400,32 @@ def test_sixteen_fire_bet_areas_at_most_623a_2_d_4_i():
         with pytest.raises(WagerRefused, match="bad_seat"):
             craps.place_many(state, [Wager.of("f", "fire", 500, seat=seat)])
     assert craps.place(state, Wager.of("p", "pass", 500, seat=20)).wager.seat == 20
+
+
+@pytest.mark.parametrize("name", ["fire", "all_small", "all_tall", "all_or_nothing"])
+def test_fire_and_bonus_wait_for_the_new_shooters_come_out_roll_623a_3_a_40_43(name):
+    """A shooter who passes the dice in the middle of a point (623a.10(a)) leaves the point to
+    the next one. Fire and Bonus Craps wagers are made "prior to the come out roll of a new
+    shooter" (623a.3(a)(40)), "immediately prior to the come out roll" (623a.3(a)(43)), "prior
+    to a new shooter's initial come out roll" (623a.11(a)(1), 623a.12(1)): not before the
+    new shooter's point rolls (they were accepted there, the point already known), but
+    before the come out roll that follows, even though the shooter has rolled by then."""
+    state = craps.change_shooter(table(rolls=[POINT[6]]))
+    with pytest.raises(WagerRefused, match=r"bet_closed.*623a\.3\(a\)") as err:
+        craps.place(state, Wager.of("x", name, 500))
+    assert "come out" in err.value.message
+    state = craps.settle(state, (5, 6)).state  # an 11, the point still on
+    with pytest.raises(WagerRefused, match="bet_closed"):
+        craps.place(state, Wager.of("x", name, 500))
+    state = craps.settle(state, POINT[6]).state  # the point made: his come out roll is next
+    placed = craps.place(state, Wager.of("x", name, 500))
+    assert placed.wager.shooter == (2 if name == "fire" else None)
+    state = craps.settle(placed.state, (5, 6)).state  # his initial come out roll, an 11
+    with pytest.raises(WagerRefused, match="bet_closed"):
+        craps.place(state, Wager.of("y", name, 500, seat=1))
+
+
+def test_a_seven_out_of_a_taken_over_point_opens_fire_bets_for_the_next_shooter():
+    state = craps.change_shooter(table(rolls=[POINT[4]]))
+    state = craps.settle(state, (3, 4)).state  # shooter 2 sevens out on shooter 1's point
+    assert craps.place(state, Wager.of("f", "fire", 500)).wager.shooter == 3
