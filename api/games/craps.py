@@ -11,7 +11,7 @@ from math import lcm
 from .craps_options import FIRE_AREAS, CrapsOptions
 from .craps_rules import LAY
 from .craps_settle import settle
-from .craps_state import CrapsState
+from .craps_state import CrapsState, dont_bit
 from .errors import WagerRefused
 from .model import (
     RETURNED,
@@ -125,6 +125,9 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
                            f"a layout has at most {FIRE_AREAS}, for positions 0-"
                            f"{FIRE_AREAS - 1}", "623a.2(d)(4)(i)")
     _check_timing(state, wager, spec)
+    if state.dont_reduced and state.dont_reduced & dont_bit(wager.seat, wager.name):
+        raise WagerRefused("dont_reduced", f"seat {wager.seat}'s {wager.name} was reduced or "
+                           "removed: it may not be replaced or increased", "623a.4(d)")
     if have and spec.kind in ("fire", "bonus"):
         _refuse_increase(wager, spec)
     _check_amount(state, wager, spec, have)
@@ -292,11 +295,15 @@ def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
         _check_amount(state, evolve(w, amount=amount), spec) if spec.kind != "odds" else None
     rest = tuple(x if x.id != w.id else evolve(x, amount=amount) for x in state.wagers
                  if x.id != w.id or amount)
+    after = state.with_wagers(rest)
+    # A moved Don't Come cannot be added to (a new one goes to the Don't Come area).
+    if w.name == "dont_pass" or (w.name == "dont_come" and w.point is None):
+        after = evolve(after, dont_reduced=state.dont_reduced | dont_bit(w.seat, w.name))
     # The line covers the chips taken down, so its money adds up like every other line.
     down = w.amount - amount
     line = Line(w.id, w.name, w.seat, RETURNED, down, 0, down, 0, False,
                 section="623a.4(c),(d)", note="reduced" if amount else "removed")
-    return Change(state.with_wagers(rest), w.amount - amount, line)
+    return Change(after, w.amount - amount, line)
 
 
 def _has_odds(state: CrapsState, w: Wager) -> bool:

@@ -429,3 +429,22 @@ def test_a_seven_out_of_a_taken_over_point_opens_fire_bets_for_the_next_shooter(
     state = craps.change_shooter(table(rolls=[POINT[4]]))
     state = craps.settle(state, (3, 4)).state  # shooter 2 sevens out on shooter 1's point
     assert craps.place(state, Wager.of("f", "fire", 500)).wager.shooter == 3
+
+
+@pytest.mark.parametrize(("name", "before"), [("dont_pass", []), ("dont_come", [POINT[4]])])
+def test_a_reduced_or_removed_dont_bet_is_not_increased_or_replaced_623a_4_d(name, before):
+    """623a.4(d): a Don't Pass or Don't Come Bet "may not be replaced or increased after the
+    bet has been removed or reduced". Chips put back on the seat's spot were accepted."""
+    state = craps.place(table(rolls=before), Wager.of("d", name, 1000)).state
+    reduced = craps.reduce(state, "d", 500).state
+    removed = craps.reduce(state, "d", 0).state
+    for after in (reduced, removed):
+        with pytest.raises(WagerRefused, match=r"623a\.4\(d\)") as err:
+            craps.place(after, Wager.of("d2", name, 500))
+        assert err.value.code == "dont_reduced"
+        with pytest.raises(WagerRefused, match="dont_reduced"):
+            craps.place_many(after, [Wager.of("d2", name, 500)])
+        assert craps.place(after, Wager.of("o", name, 500, seat=1)).wager.seat == 1
+    # The roll that follows decides (or moves) the bet: the next one is a new bet.
+    nxt = craps.settle(removed, (1, 2)).state
+    assert craps.place(nxt, Wager.of("d3", name, 500)).wager.amount == 500
