@@ -14,7 +14,10 @@ from .craps_settle import settle
 from .craps_state import CrapsState, dont_bit
 from .errors import WagerRefused
 from .model import (
+    LOSE,
+    PUSH,
     RETURNED,
+    WIN,
     Change,
     Line,
     Placement,
@@ -306,6 +309,21 @@ def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
     return Change(after, w.amount - amount, line)
 
 
+def decided_by_next_roll(state: CrapsState, wager_id: str) -> bool:
+    """Whether some roll of the dice would win, lose or void the wager (False for an unknown
+    id). After the throw only a wager it cannot decide comes down (623a.4(c)): an inactive
+    one, e.g. a Place Bet without an "on" marker on the come out roll (623a.3(a)(5)).
+
+    Settles the wager alone on all 36 rolls, so the answer is the settlement's own.
+    """
+    w = state.wager(wager_id)
+    if w is None:
+        return False
+    alone = state.with_wagers((w,))
+    return any(line.result in (WIN, LOSE, PUSH) for a in range(1, 7) for b in range(1, 7)
+               for line in settle(alone, (a, b)).lines)
+
+
 def _has_odds(state: CrapsState, w: Wager) -> bool:
     odds = w.name + "_odds"
     return any(x.seat == w.seat and x.name == odds and
@@ -340,5 +358,5 @@ def change_shooter(state: CrapsState) -> CrapsState:
                   took_point=state.point is not None)
 
 
-__all__ = ["change_shooter", "new_table", "place", "place_many", "reduce", "set_working",
-           "settle"]
+__all__ = ["change_shooter", "decided_by_next_roll", "new_table", "place", "place_many",
+           "reduce", "set_working", "settle"]

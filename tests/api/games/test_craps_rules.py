@@ -448,3 +448,17 @@ def test_a_reduced_or_removed_dont_bet_is_not_increased_or_replaced_623a_4_d(nam
     # The roll that follows decides (or moves) the bet: the next one is a new bet.
     nxt = craps.settle(removed, (1, 2)).state
     assert craps.place(nxt, Wager.of("d3", name, 500)).wager.amount == 500
+
+
+def test_which_wagers_the_next_roll_can_decide_623a_4_c():
+    """After the throw a wager comes down only if the roll cannot decide it (623a.4(c))."""
+    state = table(Wager.of("pass", "pass", 1000), Wager.of("p6", "place_to_win", 1200, number=6),
+                  Wager.of("h8", "hardway", 500, number=8), Wager.of("l4", "lay", 2000, number=4),
+                  Wager.of("fire", "fire", 500))
+    state = craps.set_working(state, "h8", True)
+    decided = {w.id: craps.decided_by_next_roll(state, w.id) for w in state.wagers}
+    # Place off on the come out (623a.3(a)(5)); a Lay is on (623a.3(a)(42)); a Fire Bet is
+    # decided by a loser 7 only (623a.11(a)(5)).
+    assert decided == {"pass": True, "p6": False, "h8": True, "l4": True, "fire": False}
+    assert craps.decided_by_next_roll(craps.settle(state, POINT[4]).state, "p6")
+    assert not craps.decided_by_next_roll(state, "nope")
