@@ -117,18 +117,27 @@ class Report:
     problems: list[str] = field(default_factory=list)
     head_id: int = 0  # the chain head as found, to be recorded outside the database
     head_hash: str = GENESIS
+    expected_id: int | None = None  # the event whose hash is the recorded head, if any
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def verify(session: Session, batch: int = 5000) -> Report:
+def verify(session: Session, batch: int = 5000, expect_head: str | None = None) -> Report:
     """Walks the whole chain in id order and reports every inconsistency, then every roll
-    or dealer call row that no longer matches its latest event."""
+    or dealer call row that no longer matches its latest event.
+
+    Args:
+        expect_head: a head recorded outside the database (its sha256); it must still be
+            in the chain, as the head or an event the chain grew on from. A truncated tail
+            with the head moved back verifies otherwise.
+    """
     from .audit_rows import RowIndex
 
     report = Report()
+    if expect_head == GENESIS:
+        report.expected_id = 0
     index = RowIndex()
     prev_id, prev_hash = 0, GENESIS
     last = 0
@@ -140,6 +149,8 @@ def verify(session: Session, batch: int = 5000) -> Report:
         for row in rows:
             _check_row(report, row, prev_id, prev_hash)
             index.see(row)
+            if row.hash == expect_head:
+                report.expected_id = row.id
             prev_id, prev_hash = row.id, row.hash
             report.checked += 1
         last = rows[-1].id
@@ -155,6 +166,10 @@ def verify(session: Session, batch: int = 5000) -> Report:
         report.problems.append(f"event {prev_id}: differs from the chain head's hash "
                                "(last event replaced)")
     report.head_id, report.head_hash = head_id, head_hash
+    if expect_head is not None and report.expected_id is None:
+        report.problems.append(f"the recorded chain head {expect_head} is not in the chain: "
+                               "the events up to it were deleted (the tail truncated and the "
+                               f"head moved back, now id {head_id}) or rewritten")
     index.check(session, report.problems)
     return report
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Annotated
 
 import typer
@@ -174,22 +175,38 @@ def export_labels(
     typer.echo(f"{n} labelled frames -> {out}")
 
 
+def _head_hash(value: str | None) -> str | None:
+    if value is not None and not re.fullmatch(r"[0-9a-f]{64}", value.lower()):
+        raise typer.BadParameter("a chain head is the 64 hex digits of its sha256, as "
+                                 "verify prints it")
+    return value.lower() if value else None
+
+
 @audit_app.command("verify")
-def verify() -> None:
+def verify(
+    expect_head: Annotated[str | None, typer.Option(
+        callback=_head_hash, metavar="HASH",
+        help="A head printed by an earlier verify and recorded elsewhere: exit 1 unless "
+             "it is still in the chain (the head, or an event the chain grew on from)")] = None,
+) -> None:
     """Walk the hash chain; name every edited, inserted or deleted event and every roll,
     settlement or dealer call that no longer matches it; print the head. Exit 1 if any."""
     from .audit import verify as run
 
     _, db = _db()
     with db.read() as session:
-        report = run(session)
+        report = run(session, expect_head=expect_head)
     for problem in report.problems:
         typer.echo(f"TAMPERED: {problem}")
     typer.echo(f"checked {report.checked} events: "
                f"{'chain intact' if report.ok else f'{len(report.problems)} problem(s)'}")
     # Deleting the last events and moving the head back leaves a valid, shorter chain:
-    # only a head recorded outside the database (compare it next time) reveals that.
+    # only a head recorded outside the database (--expect-head next time) reveals that.
     typer.echo(f"chain head: id {report.head_id} sha256 {report.head_hash}")
+    if report.expected_id is not None:
+        since = report.head_id - report.expected_id
+        typer.echo(f"recorded head: event {report.expected_id}, " + (
+            f"{since} event(s) appended since" if since else "the chain head"))
     raise typer.Exit(0 if report.ok else 1)
 
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 from fractions import Fraction
 from math import lcm
 
-from .craps_options import CrapsOptions
+from .craps_options import FIRE_AREAS, CrapsOptions
 from .craps_rules import LAY
 from .craps_settle import settle
-from .craps_state import CrapsState
+from .craps_state import CrapsState, dont_bit
 from .errors import WagerRefused
 from .model import (
+    LOSE,
+    PUSH,
     RETURNED,
+    WIN,
     Change,
     Line,
     Placement,
@@ -120,7 +123,14 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
     check_amount(amount)
     if spec is None:
         refuse_unknown(o.specs, wager, f"this {o.game} table", "623a.3(a)")
+    if spec.kind == "fire" and wager.seat >= FIRE_AREAS:
+        raise WagerRefused("bad_seat", f"player position {wager.seat} has no Fire Bet area: "
+                           f"a layout has at most {FIRE_AREAS}, for positions 0-"
+                           f"{FIRE_AREAS - 1}", "623a.2(d)(4)(i)")
     _check_timing(state, wager, spec)
+    if state.dont_reduced and state.dont_reduced & dont_bit(wager.seat, wager.name):
+        raise WagerRefused("dont_reduced", f"seat {wager.seat}'s {wager.name} was reduced or "
+                           "removed: it may not be replaced or increased", "623a.4(d)")
     if have and spec.kind in ("fire", "bonus"):
         _refuse_increase(wager, spec)
     _check_amount(state, wager, spec, have)
@@ -153,12 +163,16 @@ def _check_timing(state: CrapsState, w: Wager, spec) -> None:
     if name in ("come", "dont_come") and state.come_out:
         raise WagerRefused("bet_closed", f"{name} is made only after the come out roll",
                            "623a.3(a)(3),(4)")
-    if spec.kind == "fire" and state.shooter_rolls:
-        raise WagerRefused("bet_closed", "the Fire Bet is accepted only before a new "
-                           "shooter's initial come out roll", "623a.3(a)(40), 623a.11(a)(1)")
-    if spec.kind == "bonus" and state.shooter_rolls:
-        raise WagerRefused("bet_closed", "Bonus Craps wagers are accepted only before a new "
-                           "shooter's initial come out roll", "623a.12(1)")
+    # Before the new shooter's initial come out roll, and "immediately" before it: not
+    # while he rolls out a point he took over, its number already known.
+    if spec.kind == "fire" and not state.initial_come_out:
+        raise WagerRefused("bet_closed", "the Fire Bet is accepted only immediately before "
+                           "a new shooter's initial come out roll",
+                           "623a.3(a)(40), 623a.11(a)(1)")
+    if spec.kind == "bonus" and not state.initial_come_out:
+        raise WagerRefused("bet_closed", "Bonus Craps wagers are accepted only immediately "
+                           "before a new shooter's initial come out roll",
+                           "623a.3(a)(43), 623a.12(1)")
     if spec.kind == "odds":
         _flat_for_odds(state, w)
 
@@ -284,11 +298,30 @@ def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
         _check_amount(state, evolve(w, amount=amount), spec) if spec.kind != "odds" else None
     rest = tuple(x if x.id != w.id else evolve(x, amount=amount) for x in state.wagers
                  if x.id != w.id or amount)
+    after = state.with_wagers(rest)
+    # A moved Don't Come cannot be added to (a new one goes to the Don't Come area).
+    if w.name == "dont_pass" or (w.name == "dont_come" and w.point is None):
+        after = evolve(after, dont_reduced=state.dont_reduced | dont_bit(w.seat, w.name))
     # The line covers the chips taken down, so its money adds up like every other line.
     down = w.amount - amount
     line = Line(w.id, w.name, w.seat, RETURNED, down, 0, down, 0, False,
                 section="623a.4(c),(d)", note="reduced" if amount else "removed")
-    return Change(state.with_wagers(rest), w.amount - amount, line)
+    return Change(after, w.amount - amount, line)
+
+
+def decided_by_next_roll(state: CrapsState, wager_id: str) -> bool:
+    """Whether some roll of the dice would win, lose or void the wager (False for an unknown
+    id). After the throw only a wager it cannot decide comes down (623a.4(c)): an inactive
+    one, e.g. a Place Bet without an "on" marker on the come out roll (623a.3(a)(5)).
+
+    Settles the wager alone on all 36 rolls, so the answer is the settlement's own.
+    """
+    w = state.wager(wager_id)
+    if w is None:
+        return False
+    alone = state.with_wagers((w,))
+    return any(line.result in (WIN, LOSE, PUSH) for a in range(1, 7) for b in range(1, 7)
+               for line in settle(alone, (a, b)).lines)
 
 
 def _has_odds(state: CrapsState, w: Wager) -> bool:
@@ -319,9 +352,11 @@ def _no_marker(name: str, spec) -> WagerRefused:
 
 def change_shooter(state: CrapsState) -> CrapsState:
     """The shooter passes the dice without a loser 7 (623a.10(a)); pending Fire Bets keep
-    their points and are settled on the successor's loser 7 (623a.11(a)(2))."""
-    return evolve(state, shooter=state.shooter + 1, points_made=0, shooter_rolls=0)
+    their points and are settled on the successor's loser 7 (623a.11(a)(2)). Passed with a
+    point on, the successor rolls it out before his own initial come out roll."""
+    return evolve(state, shooter=state.shooter + 1, points_made=0, shooter_rolls=0,
+                  took_point=state.point is not None)
 
 
-__all__ = ["change_shooter", "new_table", "place", "place_many", "reduce", "set_working",
-           "settle"]
+__all__ = ["change_shooter", "decided_by_next_roll", "new_table", "place", "place_many",
+           "reduce", "set_working", "settle"]

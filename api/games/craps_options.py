@@ -14,6 +14,9 @@ MINI_CRAPS_SEATS = 9  # 623a.2(c): seating locations for a maximum of nine playe
 # 623a sets no number of positions at a Craps table; the default is the service's player
 # positions 0-20 (api/schemas/wagers.py), a table may configure fewer.
 CRAPS_SEATS = 21
+# 623a.2(d)(4)(i): no more than 16 Fire Bet areas, numbered 1-16 by player position; the
+# engine's positions 0-15 have one, later positions none, whatever the table seats.
+FIRE_AREAS = 16
 
 
 @dataclass(frozen=True)

@@ -191,14 +191,20 @@ def _advance(state: CrapsState, wagers, t: int, made: bool, loser7: bool) -> Cra
     marks = 0 if t == 7 else state.bonus_marks | (1 << t)
     if loser7:  # 623a.10(a)(1): the shooter passes the dice on a loser 7
         return evolve(state, wagers=wagers, point=None, shooter=state.shooter + 1,
-                       points_made=0, bonus_marks=marks, shooter_rolls=0, rolls=state.rolls + 1)
+                       points_made=0, bonus_marks=marks, shooter_rolls=0, took_point=False,
+                       dont_reduced=0, rolls=state.rolls + 1)
     point, made_mask = state.point, state.points_made
+    # A shooter who took over a point has thrown his own come out roll once one was thrown.
+    took_point = state.took_point and point is not None
     if made:
         point, made_mask = None, made_mask | (1 << t)
     elif point is None and t in POINTS:
         point = t
+    # Every roll decides or moves the Don't bets reduced before it (623a.4(d)): a Don't Pass
+    # that stays up cannot be added to after the come out roll anyway (623a.3(a)(2)).
     return evolve(state, wagers=wagers, point=point, points_made=made_mask, bonus_marks=marks,
-                   shooter_rolls=state.shooter_rolls + 1, rolls=state.rolls + 1)
+                   shooter_rolls=state.shooter_rolls + 1, took_point=took_point,
+                   dont_reduced=0, rolls=state.rolls + 1)
 
 
 def _events(come_out: bool, t: int, made: bool, loser7: bool) -> tuple[str, ...]:

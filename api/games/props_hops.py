@@ -57,10 +57,12 @@ def place(state: PropsHopsState, wager: Wager) -> Placement:
 
 
 def _check_limits(state: PropsHopsState, amount: int) -> None:
+    # The house's own limits: 668a sets and posts none (668a.1(b)(6) posts payout odds),
+    # so the refusal cites no section rather than a wrong one.
     o = state.options
     if not o.table_min <= amount <= o.table_max:
         raise WagerRefused("outside_limits", f"amount {amount} is outside the table limits "
-                           f"{o.table_min}-{o.table_max}", "668a.1(b)(6)")
+                           f"{o.table_min}-{o.table_max} (the house's, 668a sets none)")
 
 
 def reduce(state: PropsHopsState, wager_id: str, amount: int = 0) -> Change:

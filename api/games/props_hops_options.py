@@ -15,7 +15,7 @@ Layout = tuple[tuple[str, tuple[Pair, ...]], ...]
 _LAYOUT_SECTION = "668a.1(b)(2), 668a.2(f)(2)-(5)"
 
 
-def _refuse(message: str, section: str = _LAYOUT_SECTION) -> None:
+def _refuse(message: str, section: str | None = _LAYOUT_SECTION) -> None:
     raise OptionsRefused("bad_option", message, section)
 
 
@@ -70,7 +70,8 @@ class PropsHopsOptions:
     """Per-table data of a Props & Hops game.
 
     Attributes:
-        table_min: minimum wager in cents (the house's posted limits).
+        table_min: minimum wager in cents: the house's limit, which 668a neither sets nor
+            requires posted (668a.1(b)(6) posts the payout odds only).
         table_max: maximum wager in cents.
         payout_unit: payouts are rounded down to this many cents; the rest is reported.
         hop_layout: the combinations behind each Hop the Top/Left/Right/Center box; a mapping
@@ -86,9 +87,10 @@ class PropsHopsOptions:
         for name in ("table_min", "table_max", "payout_unit"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                _refuse(f"{name} must be an integer of cents, got {value!r}", "668a.4")
+                _refuse(f"{name} must be an integer of cents, got {value!r}",
+                        "668a.4" if name == "payout_unit" else None)
         if not 0 < self.table_min <= self.table_max:
-            _refuse("need 0 < table_min <= table_max", "668a.1(b)(6)")
+            _refuse("need 0 < table_min <= table_max", None)
         if self.payout_unit < 1:
             _refuse("payout_unit must be a positive number of cents", "668a.4")
         object.__setattr__(self, "hop_layout", normalize_layout(self.hop_layout))

@@ -5,6 +5,10 @@ review. Its dice are on the layout, so no wager is made, reduced or removed unti
 settles (623a.4(a),(c),(d), 668a.2(a), 675a.2(a)); even a wager removable "at any time"
 (a Don't Pass, 623a.4(d); a Six Eight Shake, 668a.1(b)(5)) is removable only before the
 roll that decides it.
+
+623a.4(d)'s "at any time" frees a Don't bet from the lock a point puts on a Pass or Come
+Bet (623a.4(c)(1),(2)); it does not let one come down once the dice that may decide it
+are thrown: that would be past-posting, as a held roll would be.
 """
 
 from __future__ import annotations
@@ -18,15 +22,17 @@ from .. import audit
 from ..db.models import Roll, Table
 from ..db.session import Database
 from ..errors import ApiError
+from ..games import craps
 from ..games.model import Wager
 from ..games.registry import get
 from .state import load_state, locked_table, new_id, read_table, remember, save_state
 from .tables import CRAPS_GAMES
 
 # Craps has no "no more bets" in the engine: the service refuses new wagers itself. Its
-# "no more bets" marks the throw, and a wager is removed or reduced only before the roll
-# that decides it (623a.4(c),(d)): the service refuses those too. Props & Hops and High Roll
-# refuse them in the engine (668a.2(a), 675a.2(a)).
+# "no more bets" marks the throw; a wager is removed or reduced only before a roll that
+# decides it (623a.4(c),(d)), so after the throw only one the roll cannot decide (an
+# inactive Place Bet on the come out) comes down. Props & Hops and High Roll refuse them in
+# the engine (668a.2(a), 675a.2(a)).
 CRAPS_CLOSED = "623a.4(a)"
 CRAPS_FIXED = "623a.4(a),(c),(d)"
 
@@ -79,10 +85,13 @@ def reduce(db: Database, table_id: str, wager_id: str, amount: int, who: str) ->
     with db.write() as session:
         table = locked_table(db, session, table_id)
         _refuse_if_roll_pending(session, table)
-        if not table.betting_open and table.game in CRAPS_GAMES:
-            raise ApiError(409, "not_removable", "no more bets: a wager is removed or "
-                           "reduced only before the roll that decides it", CRAPS_FIXED)
-        change = get(table.game).reduce(load_state(table), wager_id, amount)
+        state = load_state(table)
+        if (not table.betting_open and table.game in CRAPS_GAMES
+                and craps.decided_by_next_roll(state, wager_id)):
+            raise ApiError(409, "not_removable", "no more bets: the dice thrown can decide "
+                           "this wager, and a wager is removed or reduced only before the "
+                           "roll that decides it", CRAPS_FIXED)
+        change = get(table.game).reduce(state, wager_id, amount)
         save_state(table, change.state)
         section = change.line.section if change.line else ""
         audit.append(session, [audit.Pending(table.id, "wager_reduced", {

@@ -113,3 +113,28 @@ def test_a_bad_database_url_or_refused_admin_command_is_a_message(cli_db, monkey
     get_settings.cache_clear()
     out = runner.invoke(app, ["audit", "verify"])
     assert out.exit_code == 2 and "shift_hours" in out.output, out.output
+
+
+def test_audit_verify_expect_head_catches_a_truncated_tail(cli_db):
+    """Deleting the last events and moving `chain_head` back leaves a chain that verifies;
+    the head printed earlier and recorded elsewhere, given as --expect-head, shows it."""
+    db, runner = cli_db
+    table = json.loads(runner.invoke(app, ["admin", "table", "craps"]).output)["id"]
+    runner.invoke(app, ["admin", "device", table])
+    with sqlite3.connect(db) as conn:
+        recorded = conn.execute("SELECT last_hash FROM chain_head").fetchone()[0]
+    out = runner.invoke(app, ["audit", "verify", "--expect-head", recorded])
+    assert out.exit_code == 0 and "recorded head: event 2, the chain head" in out.output
+    runner.invoke(app, ["admin", "token", "ops", "--role", "surveillance"])
+    out = runner.invoke(app, ["audit", "verify", "--expect-head", recorded.upper()])
+    assert out.exit_code == 0 and "recorded head: event 2, 1 event(s) appended" in out.output
+    with sqlite3.connect(db) as conn:  # truncate the tail, move the head back
+        conn.execute("DELETE FROM events WHERE id >= 2")
+        first = conn.execute("SELECT hash FROM events WHERE id = 1").fetchone()[0]
+        conn.execute("UPDATE chain_head SET last_id = 1, last_hash = ?", (first,))
+    assert runner.invoke(app, ["audit", "verify"]).exit_code == 0  # invisible without it
+    out = runner.invoke(app, ["audit", "verify", "--expect-head", recorded])
+    assert out.exit_code == 1
+    assert f"TAMPERED: the recorded chain head {recorded} is not in the chain" in out.output
+    out = runner.invoke(app, ["audit", "verify", "--expect-head", "nothex"])
+    assert out.exit_code == 2 and "64 hex" in out.output

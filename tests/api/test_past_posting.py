@@ -102,3 +102,50 @@ def test_other_games_refuse_wagers_while_a_roll_is_held(hb, game, name, params, 
     _refused(hb.wager(table, name, 1000, seat=1, **params), "roll_pending",
              ROLL_PENDING[game])
     _refused(_remove(hb, table, wager_id), "roll_pending", ROLL_PENDING[game])
+
+
+def _no_more_bets(hb, table):
+    r = hb.client.post(f"/v1/tables/{table}/rounds/current/no-more-bets", headers=hb.auth())
+    assert r.status_code == 200, r.text
+
+
+def test_after_the_throw_only_a_wager_the_roll_cannot_decide_comes_down(hb):
+    """623a.4(c): a wager comes down "at any time prior to a roll that decides the outcome of
+    the wager". On the come out roll a Place Bet or Hardway without an "on" marker is inactive
+    (623a.3(a)(5),(9)): the dice thrown cannot decide it, so it may still be reduced or removed;
+    it was refused like the rest. A Don't Pass is removable "at any time" (623a.4(d)) but the
+    thrown roll can decide it: taking it down now would be past-posting, so it stays up, as
+    does every wager the roll can decide. Nothing is made after the throw (623a.4(a))."""
+    table = hb.table()
+    device = hb.device(table)
+    ids = {}
+    for name, amount, params in (("pass", 1000, {}), ("dont_pass", 1000, {}),
+                                 ("place_to_win", 1200, {"number": 6}),
+                                 ("hardway", 500, {"number": 8}), ("field", 500, {})):
+        r = hb.wager(table, name, amount, **params)
+        assert r.status_code == 201, r.text
+        ids[name] = r.json()["wager"]["id"]
+    _no_more_bets(hb, table)
+    for name in ("pass", "dont_pass", "field"):
+        _refused(_remove(hb, table, ids[name]), "not_removable", "623a.4(a),(c),(d)")
+        _refused(_reduce(hb, table, ids[name], 500), "not_removable", "623a.4(a),(c),(d)")
+    r = _reduce(hb, table, ids["place_to_win"], 600)
+    assert r.status_code == 200 and r.json()["returned"] == 600, r.text
+    r = _remove(hb, table, ids["hardway"])
+    assert r.status_code == 200 and r.json()["returned"] == 500, r.text
+    _refused(hb.wager(table, "place_to_win", 600, seat=1, number=6), "bet_closed", "623a.4(a)")
+    lines = {ln["name"]: ln["result"] for ln in
+             hb.post_roll(table, device, hb.body(0, (1, 6))).json()["settlement"]["lines"]}
+    assert lines == {"pass": "win", "dont_pass": "lose", "field": "lose"}
+
+
+def test_a_dont_pass_on_a_point_stays_up_once_the_dice_are_thrown(hb):
+    """623a.4(d)'s "at any time" lifts the Pass Bet's lock (623a.4(c)(1)) from the Don't Pass
+    while a point is on, not the line of 623a.4(a),(c): the dice thrown at the point decide it."""
+    table = hb.table()
+    device = hb.device(table)
+    dont = hb.wager(table, "dont_pass", 1000).json()["wager"]["id"]
+    assert hb.post_roll(table, device, hb.body(0, (2, 2))).json()["status"] == "settled"
+    assert _reduce(hb, table, dont, 500).status_code == 200  # before the throw: any time
+    _no_more_bets(hb, table)
+    _refused(_remove(hb, table, dont), "not_removable", "623a.4(a),(c),(d)")

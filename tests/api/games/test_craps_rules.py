@@ -387,3 +387,78 @@ def test_a_come_bet_on_its_point_is_not_on_the_come_area_623a_3_a_3():
     state = craps.place(state, Wager.of("c2", "come", 500_000)).state
     state, placed, _ = craps.place_many(state, [Wager.of("d1", "dont_come", 500_000)])
     assert len(placed) == 1
+
+
+def test_sixteen_fire_bet_areas_at_most_623a_2_d_4_i():
+    """A layout has no more than 16 Fire Bet areas, one per player position (623a.2(d)(4)(i));
+    on a 21-position table the Fire Bets of positions 16-20 (areas 17-21) were accepted."""
+    state = table(Wager.of("f15", "fire", 500, seat=15))
+    for seat in (16, 20):
+        with pytest.raises(WagerRefused, match=r"623a\.2\(d\)\(4\)\(i\)") as err:
+            craps.place(state, Wager.of("f", "fire", 500, seat=seat))
+        assert err.value.code == "bad_seat"
+        with pytest.raises(WagerRefused, match="bad_seat"):
+            craps.place_many(state, [Wager.of("f", "fire", 500, seat=seat)])
+    assert craps.place(state, Wager.of("p", "pass", 500, seat=20)).wager.seat == 20
+
+
+@pytest.mark.parametrize("name", ["fire", "all_small", "all_tall", "all_or_nothing"])
+def test_fire_and_bonus_wait_for_the_new_shooters_come_out_roll_623a_3_a_40_43(name):
+    """A shooter who passes the dice in the middle of a point (623a.10(a)) leaves the point to
+    the next one. Fire and Bonus Craps wagers are made "prior to the come out roll of a new
+    shooter" (623a.3(a)(40)), "immediately prior to the come out roll" (623a.3(a)(43)), "prior
+    to a new shooter's initial come out roll" (623a.11(a)(1), 623a.12(1)): not before the
+    new shooter's point rolls (they were accepted there, the point already known), but
+    before the come out roll that follows, even though the shooter has rolled by then."""
+    state = craps.change_shooter(table(rolls=[POINT[6]]))
+    with pytest.raises(WagerRefused, match=r"bet_closed.*623a\.3\(a\)") as err:
+        craps.place(state, Wager.of("x", name, 500))
+    assert "come out" in err.value.message
+    state = craps.settle(state, (5, 6)).state  # an 11, the point still on
+    with pytest.raises(WagerRefused, match="bet_closed"):
+        craps.place(state, Wager.of("x", name, 500))
+    state = craps.settle(state, POINT[6]).state  # the point made: his come out roll is next
+    placed = craps.place(state, Wager.of("x", name, 500))
+    assert placed.wager.shooter == (2 if name == "fire" else None)
+    state = craps.settle(placed.state, (5, 6)).state  # his initial come out roll, an 11
+    with pytest.raises(WagerRefused, match="bet_closed"):
+        craps.place(state, Wager.of("y", name, 500, seat=1))
+
+
+def test_a_seven_out_of_a_taken_over_point_opens_fire_bets_for_the_next_shooter():
+    state = craps.change_shooter(table(rolls=[POINT[4]]))
+    state = craps.settle(state, (3, 4)).state  # shooter 2 sevens out on shooter 1's point
+    assert craps.place(state, Wager.of("f", "fire", 500)).wager.shooter == 3
+
+
+@pytest.mark.parametrize(("name", "before"), [("dont_pass", []), ("dont_come", [POINT[4]])])
+def test_a_reduced_or_removed_dont_bet_is_not_increased_or_replaced_623a_4_d(name, before):
+    """623a.4(d): a Don't Pass or Don't Come Bet "may not be replaced or increased after the
+    bet has been removed or reduced". Chips put back on the seat's spot were accepted."""
+    state = craps.place(table(rolls=before), Wager.of("d", name, 1000)).state
+    reduced = craps.reduce(state, "d", 500).state
+    removed = craps.reduce(state, "d", 0).state
+    for after in (reduced, removed):
+        with pytest.raises(WagerRefused, match=r"623a\.4\(d\)") as err:
+            craps.place(after, Wager.of("d2", name, 500))
+        assert err.value.code == "dont_reduced"
+        with pytest.raises(WagerRefused, match="dont_reduced"):
+            craps.place_many(after, [Wager.of("d2", name, 500)])
+        assert craps.place(after, Wager.of("o", name, 500, seat=1)).wager.seat == 1
+    # The roll that follows decides (or moves) the bet: the next one is a new bet.
+    nxt = craps.settle(removed, (1, 2)).state
+    assert craps.place(nxt, Wager.of("d3", name, 500)).wager.amount == 500
+
+
+def test_which_wagers_the_next_roll_can_decide_623a_4_c():
+    """After the throw a wager comes down only if the roll cannot decide it (623a.4(c))."""
+    state = table(Wager.of("pass", "pass", 1000), Wager.of("p6", "place_to_win", 1200, number=6),
+                  Wager.of("h8", "hardway", 500, number=8), Wager.of("l4", "lay", 2000, number=4),
+                  Wager.of("fire", "fire", 500))
+    state = craps.set_working(state, "h8", True)
+    decided = {w.id: craps.decided_by_next_roll(state, w.id) for w in state.wagers}
+    # Place off on the come out (623a.3(a)(5)); a Lay is on (623a.3(a)(42)); a Fire Bet is
+    # decided by a loser 7 only (623a.11(a)(5)).
+    assert decided == {"pass": True, "p6": False, "h8": True, "l4": True, "fire": False}
+    assert craps.decided_by_next_roll(craps.settle(state, POINT[4]).state, "p6")
+    assert not craps.decided_by_next_roll(state, "nope")

@@ -287,3 +287,15 @@ def test_six_eight_shake_exact_house_edge_by_inclusion_exclusion_668a_4():
     options = PropsHopsOptions()
     spec = options.specs[("six_eight_shake", ())]
     assert house_edge("props-and-hops", options, spec) == 1 - 151 * win
+
+
+def test_table_limits_cite_no_section_668a_sets_none():
+    """668a.1(b)(6) is about posting the payout odds; no section of 668a sets or posts wager
+    limits (Craps has 623a.3(b),(c)), so a refusal by the house's limits cites none."""
+    with pytest.raises(WagerRefused) as placed:
+        ph.place(ph.new_table(), Wager.of("x", "field", 100_001))
+    with pytest.raises(WagerRefused) as reduced:
+        ph.reduce(table(Wager.of("a", "field", 1000)), "a", 50)
+    with pytest.raises(OptionsRefused) as options:
+        PropsHopsOptions(table_min=500, table_max=100)
+    assert [e.value.section for e in (placed, reduced, options)] == [None, None, None]
