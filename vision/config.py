@@ -121,11 +121,33 @@ class ReaderConfig(BaseModel):
     tile_zoom: float = Field(0.0, ge=0.0, le=16.0,
                              description="also read a frame in overlapping square tiles this "
                                          "many times smaller than its long side, for dice too "
-                                         "small in it (0: never; no tile under det_size)")
+                                         "small in it (0: never)")
+    # 2: the detector was trained at 0.6-2.2 times the letterbox scale (models/detector.md),
+    # so a 640 px photo's 214 px tiles (enlarged 1.5 times) find dice of 15 px it misses
+    # whole (models/reader.md, "The tiled look", rule 38; 1 until session 41).
+    tile_enlarge: float = Field(2.0, ge=1.0, le=4.0,
+                                description="a tile may be enlarged up to this many times to "
+                                            "the detector's size (1: no tile under det_size)")
     tile_overlap: float = Field(0.25, ge=0.0, le=0.75,
                                 description="share of a tile's side its neighbours overlap")
     # 24: at 10 the whole frame kept loose boxes of small dice that the tiles read better
     # (bench_tiles' 3x3 mosaics 69.6 % read right against 78.8 %, scratch runs, session 40).
+    # The choice between the whole frame's reading and the tiles' (tiles.choose).
+    tile_gain: int = Field(4, ge=1, le=100,
+                           description="the tiled reading wins with at least this many more "
+                                       "sure dice (p >= 0.9, pips agreeing)")
+    tile_gain_share: float = Field(0.2, ge=0.0, le=10.0,
+                                   description="... and at least this share more")
+    tile_gain_enlarged: int = Field(1, ge=1, le=100,
+                                    description="tile_gain for tiles enlarged to det_size")
+    tile_small_below: float = Field(16.0, gt=0.0, le=320.0,
+                                    description="enlarged tiles are read only when the whole "
+                                                "frame's dice span under this many detector "
+                                                "pixels (median), or it read none")
+    tile_size_ratio: float = Field(0.5, ge=0.0, le=1.0,
+                                   description="a die only enlarged tiles saw stays when at "
+                                               "least this share of the sure dice's side "
+                                               "(tiles.tiled_keep)")
     tile_split: float = Field(24.0, gt=0.0, le=320.0,
                               description="dice spanning this many detector pixels in the "
                                           "whole-frame look are its; smaller ones the tiles'")

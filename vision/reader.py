@@ -15,7 +15,7 @@ from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softma
 from .dice import Dice
 from .images import check_frame
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
-from .tiles import inner_edge_cut, inside, merge_tiles, tile_windows
+from .tiles import choose, inner_edge_cut, merge_tiles, tile_side, tile_windows
 from .views import sum_views
 from .zoom import merge_looks, zoom_windows
 
@@ -143,13 +143,6 @@ def in_doubt(read: tuple, cfg: ReaderConfig) -> np.ndarray:
     return ~sure & (die >= cfg.sure_no_die)
 
 
-def _sure(dice: Dice) -> np.ndarray:
-    """(N,) whether each die is read at p 0.9 or more with its pips agreeing."""
-    if len(dice) == 0:
-        return np.zeros(0, bool)
-    return (dice.face_probs.max(1) >= 0.9) & (dice.pip_face == dice.face)
-
-
 def _logit(p: np.ndarray) -> np.ndarray:
     """Inverse of the sigmoid, for probabilities the float32 sigmoid may round to 0 or 1."""
     q = np.clip(np.asarray(p, np.float64), 1e-7, 1.0 - 1e-7)
@@ -204,7 +197,8 @@ class DiceReader:
         the tiles cannot see them; None when the frame is too small to tile."""
         cfg = self.config
         tiled = []
-        for win in tile_windows(frame.shape, cfg.tile_zoom, cfg.det_size, cfg.tile_overlap):
+        for win in tile_windows(frame.shape, cfg.tile_zoom, cfg.det_size, cfg.tile_overlap,
+                                cfg.tile_enlarge):
             x0, y0, x1, y1 = win
             (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
             shift = np.array([x0, y0], np.float32)
@@ -238,21 +232,14 @@ class DiceReader:
         view = (view or self.view) if self.uses_view else None
         found = self.detect(frame)
         dice = self._read_found(frame, found, view)
-        tiled = self.detect_tiled(frame, found) if self.config.tile_zoom else None
+        cfg = self.config
+        tiled = self.detect_tiled(frame, found) if cfg.tile_zoom else None
         if tiled is not None:
-            # The reading that explains more of the photo with sure dice wins: where the
-            # dice are small in it the tiles find many the whole frame missed; where they
-            # are not, the tiles cut them and see pips and clutter enlarged (tiles.py).
             other = self._read_found(frame, tiled, view)
-            sure, before = _sure(other), int(_sure(dice).sum())
-            # A few more sure dice is what clutter enlarged gives on a photo of big dice
-            # (1-3 on the real-dev photos enlarged 3x); small dice the whole frame missed
-            # are many more (models/reader.md, "The tiled look").
-            if int(sure.sum()) - before >= max(4, 0.2 * before):
-                # A die only the tiles saw stays when it is sure: enlarged, a board's
-                # tokens and a keyboard's keys pass for dice at lower confidence.
-                seen = inside(other.centers, found[1]).any(1)
-                return other[sure | seen]
+            keep = choose(dice, other, found[1], cfg.det_size / max(frame.shape[:2]),
+                          tile_side(frame.shape, cfg.tile_zoom) < cfg.det_size, cfg)
+            if keep is not None:
+                return other[keep]
         return dice
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:

@@ -19,21 +19,27 @@ import math
 import numpy as np
 
 from .decode import suppress_near
+from .dice import Dice
 
 
-def tile_windows(frame_shape: tuple, zoom: float, det_size: int, overlap: float
-                 ) -> list[tuple[int, int, int, int]]:
+def tile_side(frame_shape: tuple, zoom: float) -> int:
+    """A tile's side for a frame: `zoom` times smaller than its long side (0: no tiles)."""
+    return math.ceil(max(frame_shape[:2]) / zoom) if zoom > 0 else 0
+
+
+def tile_windows(frame_shape: tuple, zoom: float, det_size: int, overlap: float,
+                 enlarge: float = 1.0) -> list[tuple[int, int, int, int]]:
     """Square windows covering the frame, each `zoom` times smaller than its long side (so
     the detector sees it `zoom` times enlarged against the whole-frame look), neighbours
-    sharing `overlap` of a side; none when a tile would be under `det_size` pixels (the
-    detector would see it enlarged past its pixels) or `zoom` is 0.
+    sharing `overlap` of a side; none when the detector would see a tile enlarged more than
+    `enlarge` times (a tile under det_size / enlarge pixels) or `zoom` is 0.
 
     Returns:
         (x0, y0, x1, y1) integer frame pixels, inside the frame.
     """
     h, w = frame_shape[:2]
-    side = math.ceil(max(h, w) / zoom) if zoom > 0 else 0
-    if side < det_size:
+    side = tile_side(frame_shape, zoom)
+    if side == 0 or side * enlarge < det_size:
         return []
 
     def starts(length: int) -> list[int]:
@@ -114,6 +120,67 @@ def merge_tiles(found: tuple, tiled: list[tuple], scale: float, split: float, ne
     scores = np.concatenate([s0, s]).astype(np.float32)
     order = np.argsort(-scores, kind="stable")[:limit]
     return centers[order], boxes[order], scores[order]
+
+
+def sure_dice(dice: Dice) -> np.ndarray:
+    """(N,) whether each die is read at p 0.9 or more with its pips agreeing."""
+    if len(dice) == 0:
+        return np.zeros(0, bool)
+    return (dice.face_probs.max(1) >= 0.9) & (dice.pip_face == dice.face)
+
+
+def choose(whole: Dice, tiled: Dice, found: np.ndarray, scale: float, enlarged: bool,
+           cfg) -> np.ndarray | None:
+    """Which of the tiled reading's dice to return in place of the whole frame's reading,
+    or None to keep the whole frame's. The reading that explains more of the photo with sure
+    dice wins: where the dice are small in it the tiles find many the whole frame missed;
+    where they are not, the tiles cut them and see pips and clutter enlarged.
+
+    Args:
+        found: (M, 4) the whole-frame detector's boxes, before the die-or-not head.
+        scale: the whole-frame look's detector pixels per frame pixel.
+        enlarged: the tiles were enlarged to the detector's size (a photo under about
+            det_size x zoom pixels).
+        cfg: the `ReaderConfig`'s tile_* settings.
+    """
+    sure, before = sure_dice(tiled), int(sure_dice(whole).sum())
+    if enlarged:
+        # Tiles of a photo of big dice enlarged find chips and clutter read sure (rule 37,
+        # models/reader.md): they are read only for dice small in the whole-frame look.
+        if len(whole) and float(np.median(_side(whole.boxes))) * scale >= cfg.tile_small_below:
+            return None
+        keep = tiled_keep(tiled.centers, _side(tiled.boxes), sure, found, whole.boxes,
+                          cfg.tile_size_ratio)
+        need = max(cfg.tile_gain_enlarged, cfg.tile_gain_share * before)
+    else:
+        # A die only the tiles saw stays when it is sure: enlarged, a board's tokens and a
+        # keyboard's keys pass for dice at lower confidence. A few more sure dice is what
+        # clutter gives on a photo of big dice (1-3 on the real-dev photos enlarged 3x).
+        keep = sure | inside(tiled.centers, found).any(1)
+        need = max(cfg.tile_gain, cfg.tile_gain_share * before)
+    return keep if int((sure & keep).sum()) - before >= need else None
+
+
+def tiled_keep(centers: np.ndarray, sides: np.ndarray, sure: np.ndarray,
+               found: np.ndarray, read: np.ndarray, size_ratio: float) -> np.ndarray:
+    """(K,) which dice of a tiled reading of enlarged tiles to keep.
+
+    Enlarged, a granite worktop's speckles, a board game's pieces and a keyboard's keys pass
+    for small dice, some read sure; the dice of one photo are of one size, near enough. So
+    a die only the tiles saw stays when it is read sure (`sure`) and is at least
+    `size_ratio` of the median side of the sure dice the whole-frame detector also found
+    (any size while there are none); an unsure die stays only where the whole-frame reading
+    read a die.
+
+    Args:
+        centers, sides, sure: the tiled reading's dice (frame pixels).
+        found: (M, 4) the whole-frame detector's boxes, before the die-or-not head.
+        read: (N, 4) the boxes of the dice the whole-frame reading kept.
+    """
+    anchor = sure & inside(centers, found).any(1)
+    big = (sides >= size_ratio * float(np.median(sides[anchor])) if anchor.any()
+           else np.ones(len(centers), bool))
+    return inside(centers, read).any(1) | (sure & big)
 
 
 def inside(centers: np.ndarray, boxes: np.ndarray) -> np.ndarray:
