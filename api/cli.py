@@ -22,20 +22,30 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _settings():
+    """The service's settings; an unknown DICECALL_* variable or a bad value is `error: ...`
+    and exit 2, before anything is opened or created."""
+    from pydantic import ValidationError
+
+    from .settings import UnknownSetting, get_settings
+
+    try:
+        return get_settings()
+    except UnknownSetting as exc:
+        raise _fail(str(exc)) from None
+    except ValidationError as exc:
+        raise _fail(f"settings (DICECALL_*): {exc}") from None
+
+
 def _db():
     """Settings and the migrated database; a bad setting or an unreachable or unparsable
     database URL is `error: ...` and exit 2, not a traceback."""
-    from pydantic import ValidationError
     from sqlalchemy.exc import ArgumentError, OperationalError
 
     from .db.migrate import upgrade
     from .db.session import Database
-    from .settings import get_settings
 
-    try:
-        settings = get_settings()
-    except ValidationError as exc:
-        raise _fail(f"settings (DICECALL_*): {exc}") from None
+    settings = _settings()
     try:
         upgrade(settings.database_url)
         return settings, Database(settings.database_url, 2, settings.sqlite_synchronous)
@@ -55,9 +65,8 @@ def serve(
     import uvicorn
 
     from .db.migrate import upgrade
-    from .settings import get_settings
 
-    settings = get_settings()
+    settings = _settings()
     upgrade(settings.database_url)  # once here, so workers do not race to migrate
     settings.server_key()  # create the key file once, before the workers start
     os.environ["DICECALL_MIGRATE_ON_START"] = "false"

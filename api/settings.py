@@ -5,9 +5,11 @@ Every bound has a description, so `dicecall serve --help` and the docs can list 
 
 from __future__ import annotations
 
+import difflib
 import os
 import secrets
 import time
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -134,6 +136,37 @@ class Settings(BaseSettings):
         return key.encode()
 
 
+# DICECALL_* variables read outside Settings: the bench's statement counter
+# (bench/sql_count.py, imported into the service it starts) and the test suite's own.
+OTHER_VARIABLES = ("DICECALL_SQL_COUNT_FILE", "DICECALL_TEST_PG", "DICECALL_CONSOLE_SHOTS")
+
+
+class UnknownSetting(ValueError):
+    """A DICECALL_* variable that nothing reads: most likely a typo of one that is."""
+
+
+def check_environment(environ: Mapping[str, str] = os.environ) -> None:
+    """Refuses unknown DICECALL_* variables: pydantic-settings ignores them, so a mistyped
+    DICECALL_DATABSE_URL would silently run on the default ./dicecall.db.
+
+    Raises:
+        UnknownSetting: naming each unknown variable and the closest known one.
+    """
+    known = [f"DICECALL_{name.upper()}" for name in Settings.model_fields]
+    known += OTHER_VARIABLES
+    problems = []
+    for name in sorted(environ):
+        upper = name.upper()  # pydantic-settings reads them case-insensitively
+        if upper.startswith("DICECALL_") and upper not in known:
+            close = difflib.get_close_matches(upper, known, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            problems.append(f"{name}{hint}")
+    if problems:
+        raise UnknownSetting("unknown environment variable " + ", ".join(problems) +
+                             "; the known ones are listed in docs/api.md (Settings)")
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
+    check_environment()
     return Settings()
