@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from dicecall.outpaths import writable_dir
 
 admin = typer.Typer(help="Create tables, devices, tokens (prints secrets once), dice sets.",
                     no_args_is_help=True)
@@ -55,6 +58,26 @@ def _db():
                     f"{getattr(exc, 'orig', None) or exc}") from None
 
 
+def _files(settings) -> None:
+    """Creates the evidence folder and the server key before the workers start: a path
+    under a regular file, or one not writable, is `error: ...` and exit 2 here, not a
+    traceback from every worker's start-up."""
+    try:
+        settings.evidence_dir.mkdir(parents=True, exist_ok=True)
+        if not os.access(settings.evidence_dir, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied", str(settings.evidence_dir))
+    except OSError as exc:
+        raise _fail(f"evidence folder (DICECALL_EVIDENCE_DIR) {settings.evidence_dir}: "
+                    f"{exc.strerror}") from None
+    try:
+        settings.server_key()
+    except OSError as exc:
+        raise _fail(f"key file (DICECALL_KEY_FILE) {settings.key_file}: "
+                    f"{exc.strerror}") from None
+    except ValueError as exc:  # a key file holding no key
+        raise _fail(str(exc)) from None
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
@@ -64,11 +87,9 @@ def serve(
     """Run the game-resolution service (migrates the database to head first)."""
     import uvicorn
 
-    from .db.migrate import upgrade
-
-    settings = _settings()
-    upgrade(settings.database_url)  # once here, so workers do not race to migrate
-    settings.server_key()  # create the key file once, before the workers start
+    settings, db = _db()  # migrated once here, so workers do not race to migrate
+    db.dispose()
+    _files(settings)  # the key file created once, before the workers start
     os.environ["DICECALL_MIGRATE_ON_START"] = "false"
     uvicorn.run("dicecall.api.app:create_app", factory=True, host=host, port=port,
                 workers=workers, log_level=log_level, access_log=False)
@@ -170,16 +191,17 @@ def list_dice_sets(table_id: Annotated[str, typer.Argument()]) -> None:
 
 @admin.command("export-labels")
 def export_labels(
-    out: Annotated[str, typer.Argument(help="Folder to write (images/, labels/, "
-                                            "annotations.json)")],
+    out: Annotated[Path, typer.Argument(help="Folder to write (images/, labels/, "
+                                             "annotations.json)", callback=writable_dir)],
 ) -> None:
     """Write the console's labelled frames as YOLO + COCO (for evaluate, calibrate model)."""
-    from pathlib import Path
-
     from .console.export import collect, write_folder
 
     settings, db = _db()
-    n = write_folder(collect(db, settings.evidence_dir), Path(out))
+    try:
+        n = write_folder(collect(db, settings.evidence_dir), out)
+    except OSError as exc:  # what the check before cannot see: a full disk, /proc
+        raise _fail(f"export-labels {out}: {exc.strerror} ({exc.filename})") from None
     typer.echo(f"{n} labelled frames -> {out}")
 
 
