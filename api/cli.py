@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from dicecall.outpaths import writable_dir
 
 admin = typer.Typer(help="Create tables, devices, tokens (prints secrets once), dice sets.",
                     no_args_is_help=True)
@@ -23,20 +26,30 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _settings():
+    """The service's settings; an unknown DICECALL_* variable or a bad value is `error: ...`
+    and exit 2, before anything is opened or created."""
+    from pydantic import ValidationError
+
+    from .settings import UnknownSetting, get_settings
+
+    try:
+        return get_settings()
+    except UnknownSetting as exc:
+        raise _fail(str(exc)) from None
+    except ValidationError as exc:
+        raise _fail(f"settings (DICECALL_*): {exc}") from None
+
+
 def _db():
     """Settings and the migrated database; a bad setting or an unreachable or unparsable
     database URL is `error: ...` and exit 2, not a traceback."""
-    from pydantic import ValidationError
     from sqlalchemy.exc import ArgumentError, OperationalError
 
     from .db.migrate import upgrade
     from .db.session import Database
-    from .settings import get_settings
 
-    try:
-        settings = get_settings()
-    except ValidationError as exc:
-        raise _fail(f"settings (DICECALL_*): {exc}") from None
+    settings = _settings()
     try:
         upgrade(settings.database_url)
         return settings, Database(settings.database_url, 2, settings.sqlite_synchronous)
@@ -44,6 +57,26 @@ def _db():
         # The URL itself is not echoed: it may hold a password.
         raise _fail(f"database (DICECALL_DATABASE_URL): "
                     f"{getattr(exc, 'orig', None) or exc}") from None
+
+
+def _files(settings) -> None:
+    """Creates the evidence folder and the server key before the workers start: a path
+    under a regular file, or one not writable, is `error: ...` and exit 2 here, not a
+    traceback from every worker's start-up."""
+    try:
+        settings.evidence_dir.mkdir(parents=True, exist_ok=True)
+        if not os.access(settings.evidence_dir, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied", str(settings.evidence_dir))
+    except OSError as exc:
+        raise _fail(f"evidence folder (DICECALL_EVIDENCE_DIR) {settings.evidence_dir}: "
+                    f"{exc.strerror}") from None
+    try:
+        settings.server_key()
+    except OSError as exc:
+        raise _fail(f"key file (DICECALL_KEY_FILE) {settings.key_file}: "
+                    f"{exc.strerror}") from None
+    except ValueError as exc:  # a key file holding no key
+        raise _fail(str(exc)) from None
 
 
 def serve(
@@ -55,12 +88,9 @@ def serve(
     """Run the game-resolution service (migrates the database to head first)."""
     import uvicorn
 
-    from .db.migrate import upgrade
-    from .settings import get_settings
-
-    settings = get_settings()
-    upgrade(settings.database_url)  # once here, so workers do not race to migrate
-    settings.server_key()  # create the key file once, before the workers start
+    settings, db = _db()  # migrated once here, so workers do not race to migrate
+    db.dispose()
+    _files(settings)  # the key file created once, before the workers start
     os.environ["DICECALL_MIGRATE_ON_START"] = "false"
     uvicorn.run("dicecall.api.app:create_app", factory=True, host=host, port=port,
                 workers=workers, log_level=log_level, access_log=False)
@@ -162,16 +192,17 @@ def list_dice_sets(table_id: Annotated[str, typer.Argument()]) -> None:
 
 @admin.command("export-labels")
 def export_labels(
-    out: Annotated[str, typer.Argument(help="Folder to write (images/, labels/, "
-                                            "annotations.json)")],
+    out: Annotated[Path, typer.Argument(help="Folder to write (images/, labels/, "
+                                             "annotations.json)", callback=writable_dir)],
 ) -> None:
     """Write the console's labelled frames as YOLO + COCO (for evaluate, calibrate model)."""
-    from pathlib import Path
-
     from .console.export import collect, write_folder
 
     settings, db = _db()
-    n = write_folder(collect(db, settings.evidence_dir), Path(out))
+    try:
+        n = write_folder(collect(db, settings.evidence_dir), out)
+    except OSError as exc:  # what the check before cannot see: a full disk, /proc
+        raise _fail(f"export-labels {out}: {exc.strerror} ({exc.filename})") from None
     typer.echo(f"{n} labelled frames -> {out}")
 
 

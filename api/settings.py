@@ -5,20 +5,44 @@ Every bound has a description, so `dicecall serve --help` and the docs can list 
 
 from __future__ import annotations
 
+import difflib
 import os
 import secrets
 import time
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, TypeAdapter, ValidationError, field_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
+
+
+def _lax(*args, **kwargs):
+    # Code and command lines give a path as a string.
+    return Field(*args, strict=False, **kwargs)
+
+
+class _EnvByType(EnvSettingsSource):
+    """The environment holds only strings: each is parsed by its field's type before the
+    strict check. Recent pydantic-settings do this themselves under strict=True; the
+    versions pyproject allows (>= 2.2) do not."""
+
+    def prepare_field_value(self, field_name, field, value, value_is_complex):
+        value = super().prepare_field_value(field_name, field, value, value_is_complex)
+        if isinstance(value, str):
+            try:
+                return TypeAdapter(field.annotation).validate_python(value)
+            except ValidationError:
+                return value  # the strict check refuses it, naming the setting
+        return value
 
 
 class Settings(BaseSettings):
     """The game-resolution service's configuration."""
 
-    model_config = SettingsConfigDict(env_prefix="DICECALL_", extra="forbid")
+    # strict, as edge/config.py and vision/config.py: a value handed over as the wrong type
+    # ("0.05" in code or a file) is refused; the environment is parsed by type (_EnvByType).
+    model_config = SettingsConfigDict(env_prefix="DICECALL_", extra="forbid", strict=True)
 
     database_url: str = Field(
         "sqlite:///./dicecall.db",
@@ -27,7 +51,7 @@ class Settings(BaseSettings):
     secret_key: SecretStr | None = Field(
         None, description="Server key that device secrets are derived from; when unset it "
                           "is read from (or created in) key_file.")
-    key_file: Path = Field(Path("./dicecall.key"), description="Where the server key lives "
+    key_file: Path = _lax(Path("./dicecall.key"), description="Where the server key lives "
                            "when secret_key is not set (created 0600 on first start).")
     replay_window_s: float = Field(30.0, gt=0, le=600, description="Accepted clock skew of "
                                    "signed device requests, seconds, both directions.")
@@ -35,7 +59,7 @@ class Settings(BaseSettings):
                                 description="Largest request body accepted (413 above).")
     max_jpeg_bytes: int = Field(1_500_000, ge=1024, le=16_000_000,
                                 description="Largest evidence JPEG accepted, decoded bytes.")
-    evidence_dir: Path = Field(Path("./evidence"), description="Evidence JPEGs, stored by "
+    evidence_dir: Path = _lax(Path("./evidence"), description="Evidence JPEGs, stored by "
                                "their sha256.")
     sse_poll_s: float = Field(1.0, gt=0, le=30, description="How often the event stream "
                               "looks for events written by other processes.")
@@ -61,6 +85,11 @@ class Settings(BaseSettings):
                                    "deadline a dice set shows as due soon (0: never).")
     label_min_confidence: float = Field(0.9, gt=0, le=1, description="Rolls with a die read "
                                         "below this confidence go to the labeling queue.")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings,
+                                   dotenv_settings, file_secret_settings):
+        return init_settings, _EnvByType(settings_cls), dotenv_settings, file_secret_settings
 
     @field_validator("secret_key")
     @classmethod
@@ -107,6 +136,37 @@ class Settings(BaseSettings):
         return key.encode()
 
 
+# DICECALL_* variables read outside Settings: the bench's statement counter
+# (bench/sql_count.py, imported into the service it starts) and the test suite's own.
+OTHER_VARIABLES = ("DICECALL_SQL_COUNT_FILE", "DICECALL_TEST_PG", "DICECALL_CONSOLE_SHOTS")
+
+
+class UnknownSetting(ValueError):
+    """A DICECALL_* variable that nothing reads: most likely a typo of one that is."""
+
+
+def check_environment(environ: Mapping[str, str] = os.environ) -> None:
+    """Refuses unknown DICECALL_* variables: pydantic-settings ignores them, so a mistyped
+    DICECALL_DATABSE_URL would silently run on the default ./dicecall.db.
+
+    Raises:
+        UnknownSetting: naming each unknown variable and the closest known one.
+    """
+    known = [f"DICECALL_{name.upper()}" for name in Settings.model_fields]
+    known += OTHER_VARIABLES
+    problems = []
+    for name in sorted(environ):
+        upper = name.upper()  # pydantic-settings reads them case-insensitively
+        if upper.startswith("DICECALL_") and upper not in known:
+            close = difflib.get_close_matches(upper, known, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            problems.append(f"{name}{hint}")
+    if problems:
+        raise UnknownSetting("unknown environment variable " + ", ".join(problems) +
+                             "; the known ones are listed in docs/api.md (Settings)")
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
+    check_environment()
     return Settings()

@@ -7,9 +7,9 @@ import hashlib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from dicecall.vision.config import ReaderConfig
+from dicecall.vision.config import STRICT, ReaderConfig
 from dicecall.vision.verdict import VerdictConfig
 
 from . import CalibrationError
@@ -25,7 +25,7 @@ RULE_PIPS, RULE_CONF = "confidence_and_pips", "confidence"
 class ReaderCalibration(BaseModel):
     """The calibrated `ReaderConfig` fields (same names and bounds)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     temperature: float = Field(gt=0.0, le=10.0, description="face logit temperature")
     views: int | None = Field(None, ge=1, le=8,
@@ -36,7 +36,7 @@ class ReaderCalibration(BaseModel):
 class Evidence(BaseModel):
     """What the thresholds rest on; the held-out numbers are an independent check."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     source: str = Field(description="labelled set or samples file")
     reader_sha256: str | None = Field(None, description="sha256 of the reader.onnx calibrated")
@@ -73,7 +73,7 @@ class Evidence(BaseModel):
 class ModelProfile(BaseModel):
     """`dicecall calibrate model` output; `load_profile` turns it into the edge's configs."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     profile_version: int = Field(PROFILE_VERSION, ge=1, le=PROFILE_VERSION,
                                  description="format version")

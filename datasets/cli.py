@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from dicecall.outpaths import writable_dir, writable_file
+
 group = typer.Typer(
     name="datasets", help="Synthetic dice scenes and dataset formats.", no_args_is_help=True
 )
@@ -32,7 +34,7 @@ def _records(src: Path, fmt: str):
 def generate(
     scene: Annotated[str, typer.Option(help="shaker, throwbox or craps")],
     count: Annotated[int, typer.Option(help="number of images")],
-    out: Annotated[Path, typer.Option(help="output folder")],
+    out: Annotated[Path, typer.Option(help="output folder", callback=writable_dir)],
     seed: Annotated[
         int, typer.Option(help="master seed; scene i uses a seed derived from (seed, i)")
     ] = 0,
@@ -110,7 +112,8 @@ def stats(
 @group.command("contact-sheet")
 def contact_sheet(
     src: Annotated[Path, typer.Argument(help="dataset folder")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="output PNG or JPEG")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="output PNG or JPEG",
+                                      callback=writable_file)],
     fmt: Annotated[str, typer.Option("--format", help="json (ours), yolo or coco")] = "json",
     count: Annotated[int, typer.Option(help="number of images")] = 9,
     cols: Annotated[int, typer.Option(help="tiles per row")] = 3,
@@ -130,7 +133,7 @@ def contact_sheet(
 @group.command()
 def export(
     src: Annotated[Path, typer.Argument(help="our dataset folder")],
-    dst: Annotated[Path, typer.Argument(help="output folder")],
+    dst: Annotated[Path, typer.Argument(help="output folder", callback=writable_dir)],
     fmt: Annotated[str, typer.Option("--format", help="yolo or coco")],
     min_visible: Annotated[
         float, typer.Option(help="skip dice less visible than this fraction")
@@ -153,7 +156,8 @@ def export(
 @group.command("import")
 def import_(
     src: Annotated[Path, typer.Argument(help="YOLO or COCO folder")],
-    dst: Annotated[Path, typer.Argument(help="output folder in our JSON schema")],
+    dst: Annotated[Path, typer.Argument(help="output folder in our JSON schema",
+                                        callback=writable_dir)],
     fmt: Annotated[str, typer.Option("--format", help="yolo or coco")],
 ) -> None:
     """Imports a YOLO or COCO folder (e.g. the real-dev photos) into our JSON schema."""
@@ -169,7 +173,8 @@ def import_(
 
 @group.command()
 def sequence(
-    out: Annotated[Path, typer.Option(help="output folder; each bundle gets a subfolder")],
+    out: Annotated[Path, typer.Option(help="output folder; each bundle gets a subfolder",
+                                      callback=writable_dir)],
     bundle: Annotated[
         list[str] | None, typer.Option(help="craps, props-and-hops or high-roll (repeatable)")
     ] = None,

@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from dicecall.outpaths import writable_file
+
 # Photos of any size and framing (bench/bench_tiles.py, models/reader.md "The tiled look");
 # a table's calibrated frames are read without tiles, as its verdict lines were tuned.
 PHOTO_TILE_ZOOM = 3.0
@@ -83,7 +85,8 @@ def _emit(as_json: bool, record: dict, text: str) -> None:
 def evaluate(
     folder: Annotated[Path, typer.Argument(help="YOLO folder, crops folder (1/..6/) or "
                                                  "synthetic JSON folder")],
-    confusion: Annotated[Path | None, typer.Option(help="Write the confusion matrix PNG")] = None,
+    confusion: Annotated[Path | None, typer.Option(help="Write the confusion matrix PNG",
+                                                   callback=writable_file)] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     threads: Annotated[int, THREADS] = 2,
     views: Annotated[int, VIEWS] = 4,

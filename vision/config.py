@@ -8,38 +8,48 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
+# strict, as edge/config.py: a profile or calibration file giving "0.05" for a number or
+# "yes" for a bool is a hand edit gone wrong (JSON has both natively), so it is refused with
+# the field's name rather than run on; no inf or nan, which no bound catches.
+STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+def lax(*args, **kwargs):
+    """A field validated laxly: files and command lines give a path as a string."""
+    return Field(*args, strict=False, **kwargs)
+
 
 class ReaderConfig(BaseModel):
     """How frames become `Dice`; defaults match the committed models' cards."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     # The files a frame is read with when no game is named (`dicecall predict`, `evaluate`):
     # session 34's wider detector and the reader whose flags were fine-tuned behind its boxes
     # read dice of styles no training set holds best (models/reader.md, session 37, rule 32).
     # Each game swaps in the files its verdict lines were judged on (`for_game`).
-    detector: Path = Field(MODELS_DIR / "detector.onnx", description="detector ONNX file")
-    reader: Path = Field(MODELS_DIR / "reader.onnx", description="crop reader ONNX file")
+    detector: Path = lax(MODELS_DIR / "detector.onnx", description="detector ONNX file")
+    reader: Path = lax(MODELS_DIR / "reader.onnx", description="crop reader ONNX file")
     # Where a cocked die counts (Craps, High Roll) the dice are thrown onto a table or into
     # a box, and the tilt flag changes no call on its own; there a detector fine-tuned on
     # newer scenes finds more of the touching dice and dice by chips (docs/verdicts.md,
     # session 25, rule 15), and `reader` reads them (session 36, rule 31).
-    thrown_detector: Path | None = Field(
+    thrown_detector: Path | None = lax(
         MODELS_DIR / "detector.thrown.onnx",
         description="detector ONNX file for games where a cocked die counts (Craps, High "
                     "Roll); None: `detector`")
-    thrown_reader: Path | None = Field(
+    thrown_reader: Path | None = lax(
         None, description="crop reader ONNX file for games where a cocked die counts (Craps, "
                           "High Roll); None: `reader`")
     # In the shaker (Props & Hops) a cocked die is a no roll, and the tilt line was set
     # behind session 3's detector and session 17's reader: behind the wider detector's
     # tighter boxes the flags read leaning dice lower and the line gave back what the other
     # games gained (models/reader.md, sessions 34-35, rules 29-30).
-    shaker_detector: Path | None = Field(
+    shaker_detector: Path | None = lax(
         MODELS_DIR / "detector.shaker.onnx",
         description="detector ONNX file for games where a cocked die is a no roll (Props & "
                     "Hops); None: `detector`")
-    shaker_reader: Path | None = Field(
+    shaker_reader: Path | None = lax(
         MODELS_DIR / "reader.shaker.onnx",
         description="crop reader ONNX file for games where a cocked die is a no roll (Props "
                     "& Hops); None: `reader`")

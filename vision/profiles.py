@@ -79,7 +79,9 @@ class Zones(BaseModel):
     Extra Roll (675a.4(e),(g)).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict like vision/config.py's STRICT, but a NaN corner reaches `_polygons`, whose
+    # message names the zone.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     play: list[tuple[float, float]] = Field(min_length=3, description="play area polygon, px")
     no_roll: dict[str, list[tuple[float, float]]] = Field(

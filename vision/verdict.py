@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from . import call_stands
+from .config import STRICT
 from .dice import Dice
 from .profiles import GameProfile, Zones, edge_distance, inside
 
@@ -23,7 +24,7 @@ _RANK = {VALID: 0, REVIEW: 1, NO_ROLL: 2}
 class VerdictConfig(BaseModel):
     """Thresholds; `dicecall calibrate model` computes them for a table."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     min_confidence: float = Field(0.98, ge=0.0, le=1.0,
                                   description="face probability needed to accept a reading")

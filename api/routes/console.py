@@ -31,7 +31,11 @@ STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
 _FILES = {"console.js": "text/javascript", "labels.js": "text/javascript",
           "fairness.js": "text/javascript", "console.css": "text/css"}
 _SHA = re.compile(r"^[0-9a-f]{64}$")
-_HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY",
+# Every file the service sends says its type is the one meant: an evidence frame is whatever
+# bytes a device posted after a JPEG's magic number, and a browser sniffing it as HTML or
+# script would run it in the console's origin.
+NOSNIFF = {"X-Content-Type-Options": "nosniff"}
+_HEADERS = {**NOSNIFF, "Cache-Control": "no-store", "X-Frame-Options": "DENY",
             "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                        "style-src 'self' 'unsafe-inline'"}
 
@@ -68,7 +72,7 @@ def static(name: str) -> FileResponse:
     if name not in _FILES:
         raise ApiError(404, "not_found", f"no console file {name!r}")
     return FileResponse(STATIC / name, media_type=_FILES[name],
-                        headers={"Cache-Control": "no-cache"})
+                        headers={**NOSNIFF, "Cache-Control": "no-cache"})
 
 
 @router.post("/api/login")
@@ -130,13 +134,14 @@ def act(kind: str, ref: str, body: ActionIn, db: DbDep, broker: BrokerDep,
 
 @router.get("/api/evidence/{sha}")
 def evidence(sha: str, settings: SettingsDep, _: Anyone) -> FileResponse:
-    if not _SHA.match(sha):
-        raise ApiError(422, "bad_sha256", "evidence is named by its lowercase hex sha256")
-    path = path_for(settings.evidence_dir, sha)
-    if not path.is_file():
+    # Only a lowercase sha256 can name a stored frame; anything else (a traversal such
+    # as "..") names none either, so it is the same 404 and says nothing of the folder.
+    path = path_for(settings.evidence_dir, sha) if _SHA.match(sha) else None
+    if path is None or not path.is_file():
         raise ApiError(404, "no_evidence", "that frame was not posted with its roll")
     return FileResponse(path, media_type="image/jpeg",
-                        headers={"Cache-Control": "private, max-age=86400, immutable"})
+                        headers={**NOSNIFF, "Cache-Control": "private, max-age=86400, "
+                                                             "immutable"})
 
 
 @router.get("/api/events")

@@ -64,3 +64,15 @@ def test_a_lower_confidence_line_needs_a_certified_bound(tmp_path, fitted):
         load_profile(_edited(tmp_path, fitted, certified=False, min_confidence=0.5))
     assert load_profile(_edited(tmp_path, fitted, certified=True,
                                 min_confidence=0.5))[1].min_confidence == 0.5
+
+
+def test_a_quoted_number_in_a_profile_is_refused(tmp_path, fitted):
+    """Strict, as the edge's YAML: "0.05" is a hand edit gone wrong, not a line to run on."""
+    path = _edited(tmp_path, fitted, tilt_threshold=str(fitted.verdict.tilt_threshold))
+    with pytest.raises(CalibrationError, match="tilt_threshold"):
+        load_profile(path)
+    data = json.loads(fitted.model_dump_json())
+    data["reader"]["temperature"] = str(data["reader"]["temperature"])
+    path.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match="temperature"):
+        load_profile(path)
