@@ -8,7 +8,11 @@ dice. This builds, in a temporary folder, YOLO sets from the real-dev validation
   die keeps its pixels and the frame grows k times: small dice in a big photo;
 - `enlarged 3x`: each photo alone, enlarged 3x: big dice in a big photo, where tiles must
   not add false dice;
-- `as given`: each photo alone in its 640 px cell: the reference (no tile is taken).
+- `mosaic 3x3 shrunk`: the 3x3 mosaics shrunk to 640 px: dice a third of their size in a
+  photo of the usual size (the issue's "dice 15 px wide in a 640x640 photo"), read in tiles
+  enlarged 1.5x (`ReaderConfig.tile_enlarge`, since session 41);
+- `as given`: each photo alone in its 640 px cell: the reference (tiled only where its dice
+  are small in the whole-frame look, `ReaderConfig.tile_small_below`).
 
 and scores the reader without and with tiles (`ReaderConfig.tile_zoom`), as `dicecall
 evaluate` does (the same default zoom). Usage: python bench/bench_tiles.py [--zoom Z]
@@ -75,6 +79,20 @@ def enlarged(cells: Path, factor: float, out: Path) -> Path:
     return out
 
 
+def shrunk(big: Path, side: int, out: Path) -> Path:
+    """Each frame of `big` shrunk to `side` pixels (cv2.INTER_AREA), labels unchanged: they
+    are normalised to the frame."""
+    (out / "images").mkdir(parents=True)
+    (out / "labels").mkdir()
+    for p in sorted((big / "images").iterdir()):
+        im = cv2.imread(str(p))
+        cv2.imwrite(str(out / "images" / p.name),
+                    cv2.resize(im, (side, side), interpolation=cv2.INTER_AREA))
+        (out / "labels" / f"{p.stem}.txt").write_text(
+            (big / "labels" / f"{p.stem}.txt").read_text())
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--real", type=Path, default=Path("../shared/data/real-dev"))
@@ -87,9 +105,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         given = mosaic(args.real, 1, t / "given")
+        m3 = mosaic(args.real, 3, t / "m3")
         sets = [("as given (<= 640 px)", given),
                 ("enlarged 3x (1920 px)", enlarged(given, 3.0, t / "up3")),
-                ("mosaic 3x3 (1920 px)", mosaic(args.real, 3, t / "m3")),
+                ("mosaic 3x3 shrunk (640 px)", shrunk(m3, CELL, t / "m3s")),
+                ("mosaic 3x3 (1920 px)", m3),
                 ("mosaic 5x5 (3200 px)", mosaic(args.real, 5, t / "m5"))]
         readers = {z: DiceReader(ReaderConfig(threads=args.threads, tile_zoom=z))
                    for z in (0.0, args.zoom)}
