@@ -121,8 +121,12 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
         if o.table_min <= amount and have + amount <= o.table_max and not amount % step:
             return wager, 0
     check_amount(amount)
+    only = o.craps_only(wager.name)
+    if only:
+        raise WagerRefused("unknown_wager", f"{wager.name}: a Mini-Craps table does not offer "
+                           "it, 623a offers it in the game of Craps only", only)
     if spec is None:
-        refuse_unknown(o.specs, wager, f"this {o.game} table", "623a.3(a)")
+        refuse_unknown(o.offered_specs, wager, f"this {o.game} table", "623a.3(a)")
     if spec.kind == "fire" and wager.seat >= FIRE_AREAS:
         raise WagerRefused("bad_seat", f"player position {wager.seat} has no Fire Bet area: "
                            f"a layout has at most {FIRE_AREAS}, for positions 0-"
