@@ -114,9 +114,10 @@ def test_faces_the_engine_refuses_leave_the_settled_roll_alone(hb):
     r = _correct(hb, roll["roll_id"], [1, 1, 1])  # Craps is two dice
     assert r.status_code == 422
     assert _snapshot(hb, table, roll["roll_id"]) == before
-    # Confirm and no_roll still only apply to a held roll.
+    # Confirm still only applies to a held roll (no_roll voids a settled one:
+    # test_void_settled.py).
     r = hb.client.post(f"/v1/rolls/{roll['roll_id']}/review",
-                       headers=hb.auth("surveillance"), json={"action": "no_roll"})
+                       headers=hb.auth("surveillance"), json={"action": "confirm"})
     assert r.status_code == 409 and r.json()["code"] == "not_held"
 
 
