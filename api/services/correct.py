@@ -76,9 +76,16 @@ def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int]
     Runs in the caller's transaction with the table row locked.
 
     Raises:
-        ApiError: 409 `superseded` / `not_correctable` (nothing changed); 422 when the
-            engine refuses the faces (the caller's transaction rolls back).
+        ApiError: 409 `no_change` (the faces it settled with), `superseded` /
+            `not_correctable` (nothing changed); 422 when the engine refuses the faces (the
+            caller's transaction rolls back).
     """
+    # The same faces in the same die order would settle the same money and only add a
+    # correction that corrected nothing to the chain; the die order itself is a change
+    # (the fairness report counts faces per die position).
+    if roll.final_faces_json is not None and list(faces) == json.loads(roll.final_faces_json):
+        raise ApiError(409, "no_change", f"roll {roll.roll_id} already settled with faces "
+                       f"{list(faces)}: nothing to correct, its settlement stands")
     replaced = _undo(session, table, roll)
     settled: list[audit.Pending] = []
     try:

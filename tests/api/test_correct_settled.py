@@ -137,3 +137,19 @@ def test_a_correction_counts_as_a_correction_not_a_second_settlement(hb):
     after = _counts()
     changed = {k: after[k] - before.get(k, 0.0) for k in after if after[k] != before.get(k)}
     assert changed == {("dicecall_settlement_corrections_total", "craps"): 1.0}
+
+
+def test_a_correction_to_the_faces_already_settled_is_refused_and_changes_nothing(hb):
+    """Re-settling the same faces changes no money and no record: it was accepted and added
+    a `correction` event that corrected nothing. Now 409 `no_change` (the roll's state, not
+    the request, makes it a no-op, as `not_held` and `superseded`); the die order is a
+    change (the fairness report counts faces per die position)."""
+    table, _, roll = _pass_line_seven(hb)
+    before = _snapshot(hb, table, roll["roll_id"])
+    r = _correct(hb, roll["roll_id"], [3, 4])
+    assert r.status_code == 409 and r.json()["code"] == "no_change"
+    assert "[3, 4]" in r.json()["message"]
+    assert _snapshot(hb, table, roll["roll_id"]) == before
+    r = _correct(hb, roll["roll_id"], [4, 3])
+    assert r.status_code == 200 and r.json()["final_faces"] == [4, 3]
+    assert r.json()["settlement"]["lines"] == roll["settlement"]["lines"]
