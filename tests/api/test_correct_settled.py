@@ -153,3 +153,19 @@ def test_a_correction_to_the_faces_already_settled_is_refused_and_changes_nothin
     r = _correct(hb, roll["roll_id"], [4, 3])
     assert r.status_code == 200 and r.json()["final_faces"] == [4, 3]
     assert r.json()["settlement"]["lines"] == roll["settlement"]["lines"]
+
+
+def test_each_correction_keeps_the_review_before_it_as_docs_api_md_says(hb):
+    """docs/api.md: the replaced settlement is in `review.corrected_from`, the review before
+    in `corrected_from.review`: after two corrections the first settlement is one level
+    deeper, and the chain's `correction` events list every step flat, in order."""
+    table, _, roll = _pass_line_seven(hb)
+    assert _correct(hb, roll["roll_id"], [1, 1]).status_code == 200
+    view = _correct(hb, roll["roll_id"], [2, 2]).json()
+    second = view["review"]["corrected_from"]
+    assert second["faces"] == [1, 1] and second["review"]["faces"] == [1, 1]
+    first = second["review"]["corrected_from"]
+    assert first["faces"] == [3, 4] and first["settlement"] == roll["settlement"]
+    assert first["review"] is None
+    steps = [(e["from_faces"], e["faces"]) for k, e in _events(hb, table) if k == "correction"]
+    assert steps == [([3, 4], [1, 1]), ([1, 1], [2, 2])]
