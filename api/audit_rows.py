@@ -43,8 +43,10 @@ class RowIndex:
             self.rolls.add(roll_id)
         elif row.kind == "dealer_call":
             self.calls[payload.get("call_id")] = (row.id, payload.get("matches"))
-        elif "settlement_sha256" in payload:  # settlement or correction: the latest wins
+        elif payload.get("settlement_sha256") is not None:  # the latest settlement wins
             self.settled[roll_id] = (row.id, payload["settlement_sha256"])
+        elif "settlement_sha256" in payload:  # a correction that voided the roll
+            self.settled.pop(roll_id, None)
 
     def check(self, session: Session, problems: list[str], batch: int = 5000) -> None:
         """Appends a problem for every roll or dealer call the chain does not vouch for."""

@@ -4,10 +4,11 @@ A roll still held (needs review, or a dealer call on a held roll) is decided thr
 service's review (623a.9(c)): confirm settles the camera's faces, correct settles the
 corrected faces, both through the engine, and the review event goes to the audit chain.
 A roll that already settled (typically a dealer-call mismatch where the camera was wrong)
-can be corrected while it is still the table's latest change: the same review re-settles
-it from the state it settled against (services/correct.py); after a later roll or wager it
-is refused 409 `superseded` and the person handles it at the table. Voiding a settled roll
-is refused (409 `already_settled`); confirm and acknowledge are recorded.
+can be corrected or voided while it is still the table's latest change: the same review
+puts the table back to the state it settled against and re-settles it or settles nothing
+(services/correct.py); after a later roll or wager it is refused 409 `superseded` and the
+person handles it at the table. A roll neither held nor settled (already a no roll) cannot
+be corrected or voided (409 `already_settled`); confirm and acknowledge are recorded.
 Every action is stored (`alert_actions`) and appended to the audit chain as `alert_action`.
 """
 
@@ -51,9 +52,9 @@ def act(db: Database, kind: str, ref: str, action: str, faces: list[int] | None,
     """Applies one surveillance action; returns the roll's view after it.
 
     Raises:
-        ApiError: 404 unknown alert; 409 voiding a settled roll, or correcting one that is
-            no longer the table's latest change; 422 when the engine refuses the corrected
-            faces (nothing changes).
+        ApiError: 404 unknown alert; 409 correcting or voiding a roll that is not held
+            and no longer (or never was) the table's latest settled change; 422 when the
+            engine refuses the corrected faces (nothing changes).
     """
     if kind not in KINDS or action not in ACTIONS:
         raise ApiError(422, "bad_action", f"kind must be one of {KINDS}, action one of "
@@ -65,7 +66,7 @@ def act(db: Database, kind: str, ref: str, action: str, faces: list[int] | None,
     with db.read() as session:
         status = session.get(Roll, roll_id).status
     view = None
-    if (action != "acknowledge" and status == "held") or (action == "correct"
+    if (action != "acknowledge" and status == "held") or (action in ("correct", "no_roll")
                                                           and status == "settled"):
         view = review_svc.review(db, roll_id, action, faces, note, who)
     elif action in ("correct", "no_roll"):

@@ -97,7 +97,9 @@ def catalog(game: str, options=None) -> list[dict[str, Any]]:
     rules = get(game)
     options = options if options is not None else rules.options()
     out = []
-    for spec in options.specs.values():
+    # Craps lists only what a new wager may be (a stored Mini-Craps table may still have
+    # a Fire Bet up that it no longer accepts).
+    for spec in getattr(options, "offered_specs", options.specs).values():
         he = house_edge(game, options, spec)
         out.append({
             "name": spec.name, "params": spec.params_dict, "title": spec.title,

@@ -17,6 +17,11 @@ CRAPS_SEATS = 21
 # 623a.2(d)(4)(i): no more than 16 Fire Bet areas, numbered 1-16 by player position; the
 # engine's positions 0-15 have one, later positions none, whatever the table seats.
 FIRE_AREAS = 16
+# 623a.3(a) authorizes its wagers "in the games of Craps and Mini-Craps", but 623a.11 sets
+# the Fire Bet's procedures and its $1-$5 limits only "in the game of Craps": a Mini-Craps
+# table does not offer it. Bonus Craps (623a.12) names no game and stays offered at both.
+CRAPS_ONLY = {"fire": "623a.11(a),(b)"}
+_BY_GAME = "by_game"  # the `fire` default: pay table A at Craps, none at Mini-Craps
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,8 @@ class CrapsOptions:
         buy_vig, lay_vig: "upfront" (623a.5(g)(3)(i)(A),(ii)(A)) or "on_win" ((B)).
         buy_vig_numbers, lay_vig_numbers: with "on_win", the numbers it applies to.
         vig_unit: vigorish is rounded down to this many cents.
-        fire: Fire Bet pay table "A" or "B" (623a.5(f)), or None when not offered.
+        fire: Fire Bet pay table "A" or "B" (623a.5(f)), or None when not offered; left
+            out, "A" at Craps and None at Mini-Craps, which does not offer it (623a.11).
         bonus_craps: whether Bonus Craps is offered (623a.12).
         come_odds_on_comeout: whether Come Bet odds work on the come out roll; the regulation
             is silent and most houses leave them off (returned on a come out 7).
@@ -56,7 +62,7 @@ class CrapsOptions:
     buy_vig_numbers: tuple[int, ...] = POINTS
     lay_vig_numbers: tuple[int, ...] = POINTS
     vig_unit: int = 1
-    fire: str | None = "A"
+    fire: str | None = _BY_GAME
     bonus_craps: bool = True
     come_odds_on_comeout: bool = False
     seats: int | None = None
@@ -81,9 +87,11 @@ class CrapsOptions:
                 refuse(f"vigorish is 'upfront' or 'on_win', got {v!r}", "623a.5(g)(3)")
         if not set(self.buy_vig_numbers) | set(self.lay_vig_numbers) <= set(POINTS):
             refuse("vigorish numbers must be box numbers", "623a.5(g)(3)")
+        mini = self.game == "mini-craps"
+        if self.fire == _BY_GAME:
+            object.__setattr__(self, "fire", None if mini else "A")
         if self.fire not in (None, "A", "B"):
             refuse("fire pay table must be 'A', 'B' or None", "623a.5(f)")
-        mini = self.game == "mini-craps"
         if self.seats is None:
             object.__setattr__(self, "seats", MINI_CRAPS_SEATS if mini else CRAPS_SEATS)
         if isinstance(self.seats, bool) or not isinstance(self.seats, int) or self.seats < 1:
@@ -92,6 +100,28 @@ class CrapsOptions:
         if mini and self.seats > MINI_CRAPS_SEATS:
             refuse(f"a Mini-Craps table seats at most {MINI_CRAPS_SEATS} players, got "
                    f"{self.seats}", "623a.2(c)")
+
+    def refuse_craps_only(self) -> None:
+        """Refuses a new table offering at Mini-Craps a wager 623a offers only at Craps.
+
+        Not checked on construction: a table stored before loads, and a Fire Bet already up
+        there settles by its terms; only new ones are refused (`craps_only`).
+        """
+        for name, section in CRAPS_ONLY.items():
+            if self.craps_only(name) and any(n == name for n, _ in self.specs):
+                raise OptionsRefused("bad_option", f"a Mini-Craps table does not offer the "
+                                     f"{name} wager: 623a offers it in the game of Craps "
+                                     "only (set fire to null)", section)
+
+    def craps_only(self, name: str) -> str | None:
+        """At Mini-Craps, the section that offers wager `name` only at Craps; else None."""
+        return CRAPS_ONLY.get(name) if self.game == "mini-craps" else None
+
+    @cached_property
+    def offered_specs(self) -> dict:
+        """The specs of the wagers a new wager may be: `specs` less what the game does not
+        offer but a table stored before may still have up."""
+        return {key: spec for key, spec in self.specs.items() if not self.craps_only(key[0])}
 
     @cached_property
     def specs(self) -> dict:

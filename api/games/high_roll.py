@@ -79,9 +79,11 @@ def _check_amount(state: HighRollState, w: Wager) -> None:
                                f"{o.millionaire_min}-{MILLIONAIRE_MAX} cents; it may not be "
                                "more than $1", "675a.2(e)(4)")
         return
+    # The house's own limits: 675a sets none besides the Millionaire Row's $1 above
+    # (675a.1(b)(3) posts the payout odds), so the refusal cites no section, not a wrong one.
     if not o.table_min <= w.amount <= o.table_max:
         raise WagerRefused("outside_limits", f"amount {w.amount} is outside the table limits "
-                           f"{o.table_min}-{o.table_max}", "675a.1(b)(3)")
+                           f"{o.table_min}-{o.table_max} (the house's, 675a sets none)")
     equal = state.seat_wagers(w.seat, *EQUAL_VALUE)
     if equal and equal[0].amount != w.amount:
         what = {"pip_street": "675a.2(e)(1)", "like_kind": "675a.2(e)(2)",

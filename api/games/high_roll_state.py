@@ -30,7 +30,9 @@ class HighRollOptions:
 
     Attributes:
         dice: 10 (675a.3(a)) or 6 for the variation (675a.6(a),(e)).
-        table_min: minimum Pip Street / Like Kind / Extra Roll amount in cents.
+        table_min: minimum Pip Street / Like Kind / Extra Roll amount in cents: the house's
+            limit, which 675a neither sets nor requires posted (675a.1(b)(3) posts the
+            payout odds only).
         table_max: maximum of those amounts in cents.
         payout_unit: payouts are rounded down to this many cents; the rest is reported.
         millionaire_min: smallest Millionaire Row wager in cents. Its payout is fixed
@@ -45,18 +47,21 @@ class HighRollOptions:
     millionaire_min: int = MILLIONAIRE_MAX
 
     def __post_init__(self) -> None:
-        def refuse(message: str, section: str) -> None:
+        def refuse(message: str, section: str | None) -> None:
             raise OptionsRefused("bad_option", message, section)
 
-        for name in ("dice", "table_min", "table_max", "payout_unit", "millionaire_min"):
+        # The table limits are the house's: no section of 675a sets them.
+        for name, section in (("dice", "675a.3(a), 675a.6(a)"), ("table_min", None),
+                              ("table_max", None), ("payout_unit", "675a.5"),
+                              ("millionaire_min", "675a.2(e)(4)")):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                refuse(f"{name} must be an integer, got {value!r}", "675a.1")
+                refuse(f"{name} must be an integer, got {value!r}", section)
         if self.dice not in (10, 6):
             refuse(f"High Roll Dice uses 10 dice, or 6 in the variation; got {self.dice}",
                    "675a.3(a), 675a.6(a)")
         if not 0 < self.table_min <= self.table_max:
-            refuse("need 0 < table_min <= table_max", "675a.1(b)(3)")
+            refuse("need 0 < table_min <= table_max", None)
         if self.payout_unit < 1:
             refuse("payout_unit must be a positive number of cents", "675a.5")
         if not 1 <= self.millionaire_min <= MILLIONAIRE_MAX:

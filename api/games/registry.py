@@ -30,6 +30,9 @@ class GameRules:
         reduce: (state, wager_id, amount) -> Change; amount 0 removes.
         settle: (state, faces) -> Settlement; raises RollRefused.
         expected_dice: state -> how many dice the next roll must show.
+        default_options: options fixed by the game (e.g. Mini-Craps' `game`).
+        check_new: options -> None, raising OptionsRefused for what a new table may not be
+            given although a table stored before may have it (see `new_table_options`).
     """
 
     name: str
@@ -41,9 +44,16 @@ class GameRules:
     settle: Callable[[Any, Iterable[int]], Settlement]
     expected_dice: Callable[[Any], int]
     default_options: dict[str, Any] | None = None
+    check_new: Callable[[Any], None] | None = None
 
     def options(self, **overrides: Any) -> Any:
         return self.options_type(**{**(self.default_options or {}), **overrides})
+
+    def new_table_options(self, options: Any) -> Any:
+        """`options` if a new table (or new options) may have them; raises OptionsRefused."""
+        if self.check_new is not None:
+            self.check_new(options)
+        return options
 
 
 def outcomes(n: int) -> Iterator[tuple[tuple[int, ...], int]]:
@@ -74,7 +84,7 @@ for _name in ("craps", "mini-craps"):
         name=_name, chapter="623a", options_type=CrapsOptions,
         new_table=craps.new_table, place=craps.place, reduce=craps.reduce,
         settle=craps.settle, expected_dice=lambda state: 2,
-        default_options={"game": _name},
+        default_options={"game": _name}, check_new=CrapsOptions.refuse_craps_only,
     ))
 
 

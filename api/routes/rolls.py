@@ -152,9 +152,10 @@ def review_roll(roll_id: RollId, body: ReviewIn, db: DbDep, broker: BrokerDep,
     earlier roll of the table is held, 409 `earlier_roll_held` names it. After a review the
     rolls queued behind settle, in arrival order, up to the next held roll.
 
-    `correct` also applies to a settled roll while it is the table's latest change (no roll
-    settled, held or queued after it, no wager or round change since): it is settled again
-    from the state it settled against; otherwise 409 `superseded`.
+    `correct` and `no_roll` also apply to a settled roll while it is the table's latest
+    change (no roll settled, held or queued after it, no wager or round change since): the
+    table goes back to the state the roll settled against, and it settles again with the
+    corrected faces or, voided, not at all; otherwise 409 `superseded`.
     """
     view = review_svc.review(db, roll_id, body.action, body.faces, body.note, who.name)
     broker.notify()

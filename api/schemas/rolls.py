@@ -123,7 +123,8 @@ class RollOut(Out):
 
 
 class ReviewIn(Strict):
-    """Surveillance decides a held roll (623a.9(c)): confirm, correct or void it."""
+    """Surveillance decides a held roll (623a.9(c)): confirm, correct or void it; or
+    corrects or voids a settled roll that is still the table's latest change."""
 
     action: Literal["confirm", "correct", "no_roll"]
     faces: list[Face] | None = Field(None, max_length=10,

@@ -1,12 +1,14 @@
-"""Surveillance corrects the faces of a roll that already settled (623a.9(c)).
+"""Surveillance corrects the faces of a roll that already settled, or voids it (623a.9(c)).
 
 The typical case is a dealer call that disagrees with the camera and the camera was wrong.
-As at the table, the dispute is decided before the game moves on: the correction is only
-allowed while the roll is the table's latest change. No roll may have settled, been held or
-queued after it, and the table's version must still be the one its settlement produced (a
-wager placed or changed, "no more bets", a new shooter all bump it). Then the state the
-roll settled against is restored, the corrected faces settle through the engine, and both
-settlements stay on record: the first in the review, both hashes in the `correction` event.
+623a.9(c) lets the boxperson (floorperson at Mini-Craps) "determine which face is uppermost
+or ... order the throw be void and the dice be rethrown": `correct` and `no_roll`. As at the
+table, the dispute is decided before the game moves on: either is only allowed while the
+roll is the table's latest change. No roll may have settled, been held or queued after it,
+and the table's version must still be the one its settlement produced (a wager placed or
+changed, "no more bets", a new shooter all bump it). Then the state the roll settled against
+is restored and the corrected faces settle through the engine, or nothing settles; the
+replaced settlement stays on record in the review, its hash in the `correction` event.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import audit
-from ..db.models import Roll, Table
+from ..db.models import Event, Roll, Table
 from ..errors import ApiError
 from ..games import serialize
 from ..games.errors import RollRefused
@@ -54,6 +56,19 @@ def _refuse_unless_latest(session: Session, table: Table, roll: Roll) -> None:
                        "table", CALL_SECTION[table.game])
 
 
+def _undo(session: Session, table: Table, roll: Roll) -> dict[str, Any]:
+    """Puts the table back as it stood before the settled `roll`: its state and its round
+    (the settlement opened the next one; nothing happened since, the version says so).
+    Returns what the review keeps of the replaced settlement; raises 409 (nothing changed)."""
+    _refuse_unless_latest(session, table, roll)
+    old = roll.settlement_json
+    table.state_json = roll.state_before_json
+    table.round_no -= 1
+    return {"faces": json.loads(roll.final_faces_json), "settlement": json.loads(old),
+            "settlement_sha256": _sha(old),
+            "review": json.loads(roll.review_json) if roll.review_json else None}
+
+
 def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int], note: str,
                     who: str, events: list[audit.Pending], tally: Tally) -> Any:
     """Re-settles the settled `roll` with `faces`; returns the table's new state.
@@ -61,17 +76,17 @@ def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int]
     Runs in the caller's transaction with the table row locked.
 
     Raises:
-        ApiError: 409 `superseded` / `not_correctable` (nothing changed); 422 when the
-            engine refuses the faces (the caller's transaction rolls back).
+        ApiError: 409 `no_change` (the faces it settled with), `superseded` /
+            `not_correctable` (nothing changed); 422 when the engine refuses the faces (the
+            caller's transaction rolls back).
     """
-    _refuse_unless_latest(session, table, roll)
-    old_faces = json.loads(roll.final_faces_json)
-    old_settlement = roll.settlement_json
-    previous_review = json.loads(roll.review_json) if roll.review_json else None
-    # Back to the table as it stood before the roll: its state and its round (the
-    # settlement opened the next one; nothing happened since, the version says so).
-    table.state_json = roll.state_before_json
-    table.round_no -= 1
+    # The same faces in the same die order would settle the same money and only add a
+    # correction that corrected nothing to the chain; the die order itself is a change
+    # (the fairness report counts faces per die position).
+    if roll.final_faces_json is not None and list(faces) == json.loads(roll.final_faces_json):
+        raise ApiError(409, "no_change", f"roll {roll.roll_id} already settled with faces "
+                       f"{list(faces)}: nothing to correct, its settlement stands")
+    replaced = _undo(session, table, roll)
     settled: list[audit.Pending] = []
     try:
         # The roll and its lines were counted when it first settled: the re-settlement's
@@ -82,14 +97,45 @@ def correct_settled(session: Session, table: Table, roll: Roll, faces: list[int]
         raise ApiError(422, exc.code, exc.message, exc.section) from None
     roll.review_json = json.dumps({
         "action": "correct", "faces": faces, "note": note, "by": who, "at": now(),
-        "after_settlement": True,
-        "corrected_from": {"faces": old_faces, "settlement": json.loads(old_settlement),
-                           "settlement_sha256": _sha(old_settlement),
-                           "review": previous_review}})
+        "after_settlement": True, "corrected_from": replaced})
     events.append(audit.Pending(table.id, "correction", {
-        "roll_id": roll.roll_id, "from_faces": old_faces, "faces": list(faces),
-        "from_settlement_sha256": _sha(old_settlement),
+        "roll_id": roll.roll_id, "action": "correct", "from_faces": replaced["faces"],
+        "faces": list(faces), "from_settlement_sha256": replaced["settlement_sha256"],
         "settlement_sha256": _sha(roll.settlement_json), "note": note, "by": who}))
     events.extend(settled)
     tally.inc(CORRECTIONS, table.game)
     return state
+
+
+def void_settled(session: Session, table: Table, roll: Roll, note: str, who: str,
+                 events: list[audit.Pending], tally: Tally) -> Any:
+    """Voids the settled `roll`: the table goes back to the state it settled against, the
+    dice are rethrown and nothing settles. Returns that state; raises as `correct_settled`.
+    """
+    replaced = _undo(session, table, roll)
+    state = serialize.loads(roll.state_before_json)
+    table.version += 1  # the stored text is the state's own: no second serialization
+    table.betting_open = _betting_open_before(session, table, state)
+    roll.status, roll.final_faces_json, roll.settlement_json = "no_roll", None, None
+    roll.settled_at = roll.settled_version = None
+    roll.review_json = json.dumps({
+        "action": "no_roll", "faces": None, "note": note, "by": who, "at": now(),
+        "after_settlement": True, "corrected_from": replaced})
+    # No settlement hash: the chain's row check then expects none stored (audit_rows).
+    events.append(audit.Pending(table.id, "correction", {
+        "roll_id": roll.roll_id, "action": "no_roll", "from_faces": replaced["faces"],
+        "faces": None, "from_settlement_sha256": replaced["settlement_sha256"],
+        "settlement_sha256": None, "note": note, "by": who}))
+    tally.inc(CORRECTIONS, table.game)
+    return state
+
+
+def _betting_open_before(session: Session, table: Table, state: Any) -> bool:
+    """Whether betting was open when the roll was thrown, in the round it was thrown in."""
+    if hasattr(state, "betting_open"):  # Props & Hops, High Roll: the engine keeps it
+        return state.betting_open
+    # Craps has only the service's mark: closed if that round had "no more bets".
+    last = session.scalars(select(Event.payload).where(
+        Event.table_id == table.id, Event.kind == "betting_closed")
+        .order_by(Event.id.desc()).limit(1)).first()
+    return last is None or json.loads(last).get("round") != table.round_no

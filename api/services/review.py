@@ -5,8 +5,8 @@ decision is recorded with the roll and the roll settles through the engine. Held
 decided in the order they arrived, which is the order the dice were thrown: a later roll
 decided first would settle against a table that has not yet seen the earlier throw (a
 seven-out paid as a come-out 7). Rolls queued behind it settle afterwards, in arrival
-order, up to the next held roll. A roll that already settled can be corrected while it is
-still the table's latest change (correct.py).
+order, up to the next held roll. A roll that already settled can be corrected or voided
+while it is still the table's latest change (correct.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ..db.session import Database
 from ..errors import ApiError
 from ..games.errors import RollRefused
 from ..metrics import Tally
-from .correct import correct_settled
+from .correct import correct_settled, void_settled
 from .settle import drain, roll_view, settle_roll
 from .state import load_state, locked_table, now, remember
 
@@ -34,10 +34,10 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
     roll's current view.
 
     Raises:
-        ApiError: 404 unknown roll; 409 when the roll is not held (or, for `correct`, not
-            held nor the table's latest settled change), `earlier_roll_held` when a roll of
-            the table that arrived before it is still held; 422 when the engine refuses the
-            faces (nothing changes).
+        ApiError: 404 unknown roll; 409 when the roll is not held (or, for `correct` and
+            `no_roll`, not held nor the table's latest settled change),
+            `earlier_roll_held` when a roll of the table that arrived before it is still
+            held; 422 when the engine refuses the faces (nothing changes).
     """
     with db.read() as session:
         found = session.get(Roll, roll_id)
@@ -51,6 +51,8 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
         tally = Tally()
         if roll.status == "settled" and action == "correct":
             state = correct_settled(session, table, roll, faces, note, who, events, tally)
+        elif roll.status == "settled" and action == "no_roll":
+            state = void_settled(session, table, roll, note, who, events, tally)
         else:
             state = _decide_held(session, table, roll, action, faces, note, who, events,
                                  tally)

@@ -38,7 +38,7 @@ def create_table(db: Database, game: str, name: str, options: dict[str, Any]) ->
         rules = get(game)
     except KeyError as exc:
         raise ApiError(422, "unknown_game", str(exc.args[0])) from None
-    state = rules.new_table(serialize.options_from_json(game, options))
+    state = rules.new_table(rules.new_table_options(serialize.options_from_json(game, options)))
     table = Table(id=new_id(), name=name or game, game=game, state_json="", version=0,
                   round_no=1, betting_open=True, arrivals=0, held_rolls=0, created_at=now())
     save_state(table, state)

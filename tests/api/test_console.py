@@ -132,8 +132,6 @@ def test_a_dealer_call_mismatch_on_a_settled_roll_is_corrected_through_the_engin
     [alert] = hl.client.get("/console/api/alerts").json()
     assert alert["kind"] == "dealer_call" and alert["roll"]["status"] == "settled"
     url = f"/console/api/alerts/dealer_call/{alert['ref']}"
-    r = hl.client.post(url, headers=headers, json={"action": "no_roll"})
-    assert r.status_code == 409 and r.json()["code"] == "already_settled"
     # The dealer was right: the 7 that won the pass line was a 2, which loses it (623a.3).
     r = hl.client.post(url, headers=headers, json={"action": "correct", "faces": [1, 1]})
     assert r.status_code == 200, r.text
@@ -344,3 +342,26 @@ def test_a_token_name_or_note_with_a_nul_or_blank_name_is_refused(hlb):
     assert r.status_code == 200, r.text
     assert hl.client.post("/console/api/tokens", json={"name": "floor 2", "role": "labeler"},
                           headers=headers).status_code == 201
+
+
+def test_a_dealer_no_roll_on_a_settled_roll_voids_it_from_the_alert_623a_9_c(hl):
+    """The dealer called no roll on a throw the camera settled: surveillance orders it void
+    (623a.9(c)) while it is the table's latest change; the pass line is up again."""
+    table = hl.table()
+    device = hl.device(table)
+    assert hl.wager(table, "pass", 1000).status_code == 201
+    body = hl.body(1, (3, 4))
+    assert hl.post_roll(table, device, body).json()["settlement"]["paid"] == 1000
+    r = hl.client.post(f"/v1/rolls/{body['roll_id']}/dealer-call", json={"no_roll": True},
+                       headers=hl.auth())
+    assert r.json()["matches"] is False
+    headers = login(hl, "surveillance")
+    [alert] = hl.client.get("/console/api/alerts").json()
+    url = f"/console/api/alerts/dealer_call/{alert['ref']}"
+    r = hl.client.post(url, headers=headers, json={"action": "no_roll"})
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "no_roll" and r.json()["settlement"] is None
+    assert [w["name"] for w in hl.client.get(f"/v1/tables/{table}/wagers",
+                                             headers=hl.auth()).json()] == ["pass"]
+    r = hl.client.post(url, headers=headers, json={"action": "no_roll"})
+    assert r.status_code == 409 and r.json()["code"] == "already_settled"

@@ -114,9 +114,10 @@ def test_faces_the_engine_refuses_leave_the_settled_roll_alone(hb):
     r = _correct(hb, roll["roll_id"], [1, 1, 1])  # Craps is two dice
     assert r.status_code == 422
     assert _snapshot(hb, table, roll["roll_id"]) == before
-    # Confirm and no_roll still only apply to a held roll.
+    # Confirm still only applies to a held roll (no_roll voids a settled one:
+    # test_void_settled.py).
     r = hb.client.post(f"/v1/rolls/{roll['roll_id']}/review",
-                       headers=hb.auth("surveillance"), json={"action": "no_roll"})
+                       headers=hb.auth("surveillance"), json={"action": "confirm"})
     assert r.status_code == 409 and r.json()["code"] == "not_held"
 
 
@@ -136,3 +137,35 @@ def test_a_correction_counts_as_a_correction_not_a_second_settlement(hb):
     after = _counts()
     changed = {k: after[k] - before.get(k, 0.0) for k in after if after[k] != before.get(k)}
     assert changed == {("dicecall_settlement_corrections_total", "craps"): 1.0}
+
+
+def test_a_correction_to_the_faces_already_settled_is_refused_and_changes_nothing(hb):
+    """Re-settling the same faces changes no money and no record: it was accepted and added
+    a `correction` event that corrected nothing. Now 409 `no_change` (the roll's state, not
+    the request, makes it a no-op, as `not_held` and `superseded`); the die order is a
+    change (the fairness report counts faces per die position)."""
+    table, _, roll = _pass_line_seven(hb)
+    before = _snapshot(hb, table, roll["roll_id"])
+    r = _correct(hb, roll["roll_id"], [3, 4])
+    assert r.status_code == 409 and r.json()["code"] == "no_change"
+    assert "[3, 4]" in r.json()["message"]
+    assert _snapshot(hb, table, roll["roll_id"]) == before
+    r = _correct(hb, roll["roll_id"], [4, 3])
+    assert r.status_code == 200 and r.json()["final_faces"] == [4, 3]
+    assert r.json()["settlement"]["lines"] == roll["settlement"]["lines"]
+
+
+def test_each_correction_keeps_the_review_before_it_as_docs_api_md_says(hb):
+    """docs/api.md: the replaced settlement is in `review.corrected_from`, the review before
+    in `corrected_from.review`: after two corrections the first settlement is one level
+    deeper, and the chain's `correction` events list every step flat, in order."""
+    table, _, roll = _pass_line_seven(hb)
+    assert _correct(hb, roll["roll_id"], [1, 1]).status_code == 200
+    view = _correct(hb, roll["roll_id"], [2, 2]).json()
+    second = view["review"]["corrected_from"]
+    assert second["faces"] == [1, 1] and second["review"]["faces"] == [1, 1]
+    first = second["review"]["corrected_from"]
+    assert first["faces"] == [3, 4] and first["settlement"] == roll["settlement"]
+    assert first["review"] is None
+    steps = [(e["from_faces"], e["faces"]) for k, e in _events(hb, table) if k == "correction"]
+    assert steps == [([3, 4], [1, 1]), ([1, 1], [2, 2])]

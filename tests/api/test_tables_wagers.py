@@ -97,3 +97,31 @@ def test_new_shooter_is_craps_only(h):
     props = h.table("props-and-hops")
     r = h.client.post(f"/v1/tables/{props}/shooters", headers=h.auth())
     assert r.status_code == 409 and r.json()["section"] == "668a.3(k)"
+
+
+def test_mini_craps_tables_do_not_offer_the_fire_bet_623a_11(h):
+    """623a.11 offers the Fire Bet "in the game of Craps": a new Mini-Craps table is refused
+    with it, has none by default, and a table stored with it loads but takes no new one."""
+    from dicecall.api.db.models import Table
+    from dicecall.api.games import serialize
+
+    r = h.client.post("/v1/tables", headers=h.auth("admin"),
+                      json={"game": "mini-craps", "options": {"fire": "A"}})
+    assert r.status_code == 422
+    assert (r.json()["code"], r.json()["section"]) == ("bad_option", "623a.11(a),(b)")
+    table = h.table("mini-craps")
+    view = h.client.get(f"/v1/tables/{table}", headers=h.auth()).json()
+    assert view["options"]["fire"] is None and view["options"]["bonus_craps"] is True
+    with h.db.write() as session:  # as a table created before the refusal was stored
+        row = session.get(Table, table)
+        state = serialize.loads(row.state_json)
+        row.state_json = serialize.dumps("mini-craps", serialize.from_json(
+            {**serialize.to_json("mini-craps", state),
+             "options": {**serialize.options_to_json(state.options), "fire": "A"}}))
+        row.version += 1  # not the state the process cached
+    view = h.client.get(f"/v1/tables/{table}", headers=h.auth())
+    assert view.status_code == 200 and view.json()["options"]["fire"] == "A"
+    r = h.wager(table, "fire", 500)
+    assert r.status_code == 422
+    assert (r.json()["code"], r.json()["section"]) == ("unknown_wager", "623a.11(a),(b)")
+    assert h.wager(table, "all_small", 500).status_code == 201  # Bonus Craps: no game named

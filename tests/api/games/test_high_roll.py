@@ -291,3 +291,19 @@ def test_registry_and_exact_house_edges_by_enumeration():
     assert catalog.house_edge("high-roll-dice", options, pip6) == 1 - F(wins["pip6"] * 5, 6**10)
     assert catalog.house_edge("high-roll-dice", options, three) == \
         1 - F(wins["three"] * 8, 6**10 * 5)
+
+
+@pytest.mark.parametrize("dice", [10, 6])
+def test_table_limits_cite_no_section_675a_sets_none(dice):
+    """675a.1(b)(3) is about the payout odds on the layout or a sign; 675a sets no minimum or
+    maximum wager but the Millionaire Row's $1 (675a.2(e)(4)), so a refusal by the house's
+    own limits cites none."""
+    with pytest.raises(WagerRefused) as placed:
+        high_roll.place(high_roll.new_table(HighRollOptions(dice=dice)),
+                        W("p", "pip_street", 50_001, face=2))
+    with pytest.raises(OptionsRefused) as options:
+        HighRollOptions(dice=dice, table_min=500, table_max=100)
+    with pytest.raises(OptionsRefused) as typed:
+        HighRollOptions(dice=dice, table_max="100")
+    assert placed.value.code == "outside_limits"
+    assert [e.value.section for e in (placed, options, typed)] == [None, None, None]
