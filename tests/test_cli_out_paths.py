@@ -14,7 +14,8 @@ from dicecall.api.settings import get_settings
 from dicecall.cli import app
 
 # {f}: a path under a regular file; {d}: an existing folder where a file is expected.
-# (`calibrate` checks its outputs itself: calibration/files.py; `models` is not covered yet.)
+# (`calibrate` checks its outputs itself: calibration/files.py; `models`:
+# tests/models/test_cli_bad_input.py.)
 COMMANDS = [
     "datasets generate --scene shaker --count 1 --out {f}",
     "datasets contact-sheet {src} --out {f}/sheet.png",
