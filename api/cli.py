@@ -88,12 +88,26 @@ def serve(
     """Run the game-resolution service (migrates the database to head first)."""
     import uvicorn
 
+    from .settings import get_settings
+
     settings, db = _db()  # migrated once here, so workers do not race to migrate
     db.dispose()
     _files(settings)  # the key file created once, before the workers start
+    # Spawned workers read their settings from the environment, the one in this process
+    # from get_settings; both are put back after, or every later app in this process (a
+    # test's) would skip migrating.
+    before = os.environ.get("DICECALL_MIGRATE_ON_START")
     os.environ["DICECALL_MIGRATE_ON_START"] = "false"
-    uvicorn.run("dicecall.api.app:create_app", factory=True, host=host, port=port,
-                workers=workers, log_level=log_level, access_log=False)
+    get_settings.cache_clear()
+    try:
+        uvicorn.run("dicecall.api.app:create_app", factory=True, host=host, port=port,
+                    workers=workers, log_level=log_level, access_log=False)
+    finally:
+        if before is None:
+            os.environ.pop("DICECALL_MIGRATE_ON_START", None)
+        else:
+            os.environ["DICECALL_MIGRATE_ON_START"] = before
+        get_settings.cache_clear()
 
 
 @admin.command("table")

@@ -23,12 +23,13 @@ INT8 reader behind the FP32 detector, session 24): FP32 reading each
 crop once (fp32x1), FP32 with the detector looking once, without its zoomed second look
 (fp32z0), and, while the runtime reads one view first and the rest only for a die in doubt,
 FP32 reading every die in all views (fp32all); the 4032x3024 row and the real photos also as
-`dicecall predict` reads them (predict: no game, its tiled look). The views read per die found are printed for
-each set: the throw box and craps sets are read as a High Roll and a Craps table read them,
-the shaker set as Props & Hops (where the tilt alone puts a die in doubt), the real photos
-and the unseen styles as `dicecall evaluate` reads without a game (models/reader.md,
-session 37); the models-alone rows use the runtime's views per die on the craps (2 dice)
-and throw box (10 dice) sets, with the files those games read with, and the no-game files.
+`dicecall predict` reads them (predict: no game, its tiled look). The views read per die
+found are printed for each set: the throw box and craps sets are read as a High Roll and a
+Craps table read them, the shaker set as Props & Hops (where the tilt alone puts a die in
+doubt), the real photos and the unseen styles as `dicecall evaluate` reads without a game
+(models/reader.md, session 37); the models-alone rows use the runtime's views per die on the
+craps (2 dice) and throw box (10 dice) sets, with the files those games read with, and the
+no-game files.
 """
 
 from __future__ import annotations

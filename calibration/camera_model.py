@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
+
+from dicecall.vision.config import STRICT
 
 from . import CalibrationError
 
@@ -18,7 +20,7 @@ class CameraIntrinsics(BaseModel):
     every use here because the same convention calibrates and applies).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     camera: str = Field("default", min_length=1, max_length=64,
                         description="camera name, e.g. the table id and position")

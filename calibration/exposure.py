@@ -12,6 +12,8 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from dicecall.vision.config import STRICT
+
 from . import CalibrationError
 
 TARGET_GREY = 0.18  # linear reflectance of a standard grey card
@@ -21,7 +23,9 @@ MAX_COLOUR_GAIN = 32.0  # libcamera's ColourGains range is 0-32
 class CameraControls(BaseModel):
     """picamera2 controls to set once (names as in `Picamera2.set_controls`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict like vision/config.py's STRICT, but a NaN gain reaches `_gains`, whose message
+    # gives the range the camera takes.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     AeEnable: bool = Field(False, description="auto exposure off: the values below hold")
     AwbEnable: bool = Field(False, description="auto white balance off: ColourGains hold")
@@ -42,7 +46,7 @@ class CameraControls(BaseModel):
 class ExposureResult(BaseModel):
     """Controls plus what was measured, for the record."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     controls: CameraControls = Field(description="what to set on the camera")
     region: tuple[int, int, int, int] = Field(description="grey patch (x, y, w, h), pixels")
@@ -138,7 +142,7 @@ def calibrate_exposure(image: np.ndarray, region: tuple[int, int, int, int] | No
     total = exposure_us * analogue_gain * scale
     exp = min(float(max_exposure_us), total)  # longer exposure first: gain adds noise
     gain = total / exp
-    limited = gain > max_gain
+    limited = bool(gain > max_gain)  # numpy bool from the card's mean; the model is strict
     gain = min(max(gain, 1.0), max_gain)
     if not all(0 < g <= MAX_COLOUR_GAIN for g in new_gains):
         raise CalibrationError(f"the patch {(x, y, w, h)} is not grey: it needs ColourGains "

@@ -16,7 +16,7 @@ from . import CalibrationError
 
 def check_writable(path: str | Path, what: str = "--out") -> Path:
     """Refuses, before any work, an output path that cannot be written: its folder missing
-    or not a folder, or the path itself a folder.
+    or a file (or under one), or the path itself a folder.
 
     Raises:
         CalibrationError: naming the option and the path.
@@ -26,6 +26,11 @@ def check_writable(path: str | Path, what: str = "--out") -> Path:
     if p.is_dir():
         raise CalibrationError(f"{what} {p} is a folder; give a file name")
     if not parent.is_dir():
+        probe = parent
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        if probe.exists() and not probe.is_dir():  # "does not exist" sent people to mkdir
+            raise CalibrationError(f"{what} {p}: {probe} is a file, not a folder")
         raise CalibrationError(f"{what} {p}: the folder {parent} does not exist; create it "
                                "first")
     if not os.access(parent, os.W_OK):

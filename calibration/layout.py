@@ -15,6 +15,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from dicecall.vision.config import STRICT
+
 from . import CalibrationError
 from .targets import ARUCO_DICTS
 
@@ -24,7 +26,7 @@ Point = tuple[float, float]
 class Marker(BaseModel):
     """One printed ArUco marker lying on the table."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     id: int = Field(ge=0, le=249, description="marker id in the dictionary")
     x_mm: float = Field(ge=-5000, le=5000, description="centre x in the table frame, mm")
@@ -45,7 +47,7 @@ class Marker(BaseModel):
 class MarkerLayout(BaseModel):
     """The markers at the throw box / shaker / layout corners."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     dictionary: str = Field("DICT_4X4_50", description="ArUco dictionary of the markers")
     markers: list[Marker] = Field(min_length=1, description="every marker on the table")
@@ -66,7 +68,9 @@ class MarkerLayout(BaseModel):
 class ZoneSpec(BaseModel):
     """One zone: a polygon on a surface parallel to the felt."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict like vision/config.py's STRICT, but a NaN vertex reaches `_area`, whose message
+    # names the zone (as vision.profiles.Zones).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=40,
                       description="e.g. shaker, throw_box, table, bank_chips, dice_cup, rail")
@@ -144,7 +148,7 @@ def _self_crossing(pts: np.ndarray) -> tuple[int, int] | None:
 class ZonesFile(BaseModel):
     """All zones of one table, in millimetres; the edge maps them to pixels."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # as ZoneSpec
 
     die_mm: float = Field(19.0, gt=5, le=60, description="die edge length, mm")
     zones: list[ZoneSpec] = Field(min_length=1, description="the zones")

@@ -7,7 +7,9 @@ import re
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from dicecall.vision.config import STRICT
 
 from . import CalibrationError
 from .camera_model import CameraIntrinsics
@@ -23,7 +25,7 @@ class TablePose(BaseModel):
     Without intrinsics it maps straight to raw pixels and only z = 0 zones can be placed.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     homography: list[list[float]] = Field(description="3x3, table mm -> pixels")
     rvec: list[float] | None = Field(None, description="table -> camera Rodrigues vector")

@@ -12,7 +12,9 @@ from typing import Literal
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from dicecall.vision.config import STRICT
 
 ARUCO_DICTS = ("DICT_4X4_50", "DICT_4X4_100", "DICT_5X5_100", "DICT_6X6_250")
 
@@ -27,7 +29,7 @@ def aruco_dictionary(name: str):
 class BoardSpec(BaseModel):
     """A printed checkerboard or ChArUco board, counted in squares."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     kind: Literal["checkerboard", "charuco"] = Field("charuco", description="board type")
     cols: int = Field(9, ge=3, le=40, description="squares across")

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from dicecall.vision.config import STRICT
 from dicecall.vision.profiles import Zones
 
 from . import CalibrationError
@@ -19,7 +20,7 @@ from .table import TablePose
 class DieSize(BaseModel):
     """Expected side of a die's top face in one zone, pixels."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     zone: str = Field(description="zone name")
     centre_px: float = Field(ge=0, description="at the zone's centroid")
@@ -131,7 +132,7 @@ def die_sizes(pose: TablePose, zones: ZonesFile) -> list[DieSize]:
 class TableCalibration(BaseModel):
     """`dicecall calibrate zones` output: the plane, the zones in mm and in raw pixels."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     pose: TablePose = Field(description="table plane and camera pose")
     zones_mm: ZonesFile = Field(description="the zones file the pixels were made from")

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from dicecall.datasets.progress import Progress
 from dicecall.datasets.schema import save_record
 from dicecall.datasets.styles import FAMILIES
+from dicecall.vision.config import lax
 
 _SIM = None
 # The forced placements of `placements.FORCE_PROBABILITY`, named here so that this module
@@ -25,12 +26,14 @@ FORCED_POSES = ("stack", "touch", "lean", "out")
 class GenerateConfig(BaseModel):
     """What to generate."""
 
-    model_config = ConfigDict(extra="forbid")
+    # strict as vision/config.py's STRICT ("3" for a count is refused, as is a NaN the
+    # bounds of `force` do not hold), but not frozen: built once and never shared.
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
     scene: str = Field(pattern="^(shaker|throwbox|craps)$", description="scene type")
     count: int = Field(ge=1, le=10_000_000, description="number of images")
     seed: int = Field(0, ge=0, le=2**63 - 1, description="master seed")
-    out: Path = Field(description="output folder, created if missing")
+    out: Path = lax(description="output folder, created if missing")
     width: int = Field(640, ge=64, le=8192, description="image width, pixels")
     height: int = Field(480, ge=48, le=8192, description="image height, pixels")
     workers: int = Field(0, ge=0, le=256, description="processes; 0 = all cores")

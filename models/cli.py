@@ -12,6 +12,9 @@ from typing import Annotated
 
 import typer
 
+from dicecall.models.checks import labelled_dirs, onnx_file, scene_dirs
+from dicecall.outpaths import writable_dir, writable_file
+
 MODELS_DIR = Path(__file__).resolve().parent
 
 
@@ -27,6 +30,28 @@ def _named(path: Path | None) -> str | None:
     if path is None or str(path).lower() == "none":
         return None if path is None else "none"
     return str(path.resolve())
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _load(folders: list[Path]) -> list:
+    """The samples of labelled folders; a folder that yields none is refused by name (its
+    JSON files may all be notes, not scenes)."""
+    from dicecall.models.data import load_folder
+
+    samples = []
+    for folder in folders:
+        try:
+            got = load_folder(folder)
+        except (OSError, ValueError) as exc:
+            raise _fail(str(exc)) from None
+        if not got:
+            raise _fail(f"{folder}: no labelled images")
+        samples += got
+    return samples
 
 
 def _recipe_guard(out: Path, recipe: dict, resume: bool) -> None:
@@ -62,9 +87,11 @@ def _recipe_guard(out: Path, recipe: dict, resume: bool) -> None:
 
 def train(
     data: Annotated[
-        list[Path], typer.Option("--data", help="Training folder, YOLO or our JSON; repeat.")
+        list[Path], typer.Option("--data", help="Training folder, YOLO or our JSON; repeat.",
+                                 callback=labelled_dirs)
     ],
-    out: Annotated[Path, typer.Option("--out", help="Run folder: checkpoints, logs.")],
+    out: Annotated[Path, typer.Option("--out", help="Run folder: checkpoints, logs.",
+                                      callback=writable_dir)],
     seed: Annotated[
         int, typer.Option("--seed", help="Seeds weights, data order and augmentation.")
     ] = 0,
@@ -73,7 +100,8 @@ def train(
         int, typer.Option("--reader-epochs", help="Epochs of the reader.")
     ] = 45,
     valid: Annotated[
-        list[Path] | None, typer.Option("--valid", help="Validation folders; repeat.")
+        list[Path] | None, typer.Option("--valid", help="Validation folders; repeat.",
+                                        callback=labelled_dirs)
     ] = None,
     stage: Annotated[str, typer.Option(
         "--stage", help="detector, reader, both; margin: the reader's up-margin branch alone, "
@@ -89,20 +117,22 @@ def train(
     mine_with: Annotated[
         Path | None,
         typer.Option("--mine-with", help="Detector ONNX whose false peaks are the reader's "
-                     "negatives (default: the committed detector); 'none' for no negatives."),
+                     "negatives (default: the committed detector); 'none' for no negatives.",
+                     callback=onnx_file),
     ] = None,
     screen_with: Annotated[
         Path | None,
         typer.Option("--screen-with", help="Reader ONNX whose confident, pip-agreeing reads of "
                      "mined places keep them out of the negatives (default: the committed "
-                     "reader; models/reader.md names the one each committed reader used)."),
+                     "reader; models/reader.md names the one each committed reader used).",
+                     callback=onnx_file),
     ] = None,
     init: Annotated[
         Path | None,
         typer.Option("--init", help="--stage margin, flags or faces: the reader ONNX it trains on "
                      "(default: the committed reader.onnx); --stage reader: a reader ONNX to "
                      "fine-tune whole instead of training from the seed; --stage detector: "
-                     "a detector ONNX to fine-tune."),
+                     "a detector ONNX to fine-tune.", callback=onnx_file),
     ] = None,
     synth_per_real: Annotated[
         float, typer.Option("--synth-per-real", help="Synthetic samples per real one in an epoch, "
@@ -139,7 +169,6 @@ def train(
                           "recall of the slightly leaning ones (slight)")] = "auc",
 ) -> None:
     """Trains the detector and/or the reader, validating and checkpointing every epoch."""
-    from dicecall.models.data import load_folder
     from dicecall.models.trainloop import setup_torch
 
     if stage not in ("detector", "reader", "both", "margin", "flags", "faces"):
@@ -155,14 +184,14 @@ def train(
         "threads": threads, "synth_per_real": synth_per_real, "det_width": det_width,
         "own_flag_stem": own_flag_stem, "slight_repeat": slight_repeat,
         "face_stages": face_stages, "duotone": duotone, "select": select}
+    # The data first: a folder that yields nothing is refused before a run folder is begun.
+    train_set, valid_set = _load(data), _load(_valid_dirs(data, valid))
     try:
         _recipe_guard(out, recipe, resume)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     setup_torch(threads)
-    train_set = [s for d in data for s in load_folder(d)]
-    valid_set = [s for d in _valid_dirs(data, valid) for s in load_folder(d)]
     typer.echo(f"train {len(train_set)} images, valid {len(valid_set)} images")
     if stage in ("detector", "both"):
         from dicecall.models.det_train import FINETUNE_LR, train_detector
@@ -217,10 +246,12 @@ def train(
 
 def export(
     run: Annotated[Path, typer.Option("--run", help="Run folder of `models train`.")],
-    calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.")],
+    calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.",
+                                              callback=labelled_dirs)],
     out: Annotated[Path, typer.Option(
         "--out", help="Where the .onnx files go (named: an export never writes over the "
-                      "committed models unless told to, --out models).")],
+                      "committed models unless told to, --out models).",
+        callback=writable_dir)],
     checkpoint: Annotated[str, typer.Option(
         "--checkpoint", help="best (the run's best epoch) or last (the schedule's end).")] = "best",
 ) -> None:
@@ -238,13 +269,15 @@ def export(
 
 
 def quantize(
-    calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.")],
-    model: Annotated[Path, typer.Option("--model", help="FP32 detector or reader ONNX.")] = (
-        MODELS_DIR / "reader.onnx"),
+    calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.",
+                                              callback=labelled_dirs)],
+    model: Annotated[Path, typer.Option("--model", help="FP32 detector or reader ONNX.",
+                                        callback=onnx_file)] = MODELS_DIR / "reader.onnx",
     detector: Annotated[Path, typer.Option(
-        "--detector", help="Detector whose false peaks join the calibration crops.")] = (
-        MODELS_DIR / "detector.onnx"),
-    out: Annotated[Path, typer.Option("--out", help="INT8 file to write.")] = (
+        "--detector", help="Detector whose false peaks join the calibration crops.",
+        callback=onnx_file)] = MODELS_DIR / "detector.onnx",
+    out: Annotated[Path, typer.Option("--out", help="INT8 file to write.",
+                                      callback=writable_file)] = (
         MODELS_DIR / "reader.int8.onnx"),
 ) -> None:
     """Re-makes an INT8 variant from its FP32 ONNX, calibrated as `export` does."""
@@ -254,7 +287,8 @@ def quantize(
 
 
 def evaluate(
-    data: Annotated[list[Path], typer.Option("--data", help="YOLO folders to score; repeat.")],
+    data: Annotated[list[Path], typer.Option("--data", help="YOLO folders to score; repeat.",
+                                             callback=labelled_dirs)],
     crops: Annotated[
         list[Path] | None, typer.Option("--crops", help="Single-die crop folders {1..6}/.")
     ] = None,
@@ -265,7 +299,8 @@ def evaluate(
                                    "[default: the runtime's, vision/config.py].")
     ] = None,
     failures: Annotated[
-        Path | None, typer.Option("--failures", help="Write failure list JSON here.")
+        Path | None, typer.Option("--failures", help="Write failure list JSON here.",
+                                  callback=writable_file)
     ] = None,
     oracle: Annotated[
         bool, typer.Option("--oracle", help="Reader only, on the labelled boxes.")
@@ -309,7 +344,8 @@ def evaluate(
 
 
 def sweep(
-    data: Annotated[list[Path], typer.Option("--data", help="Folders to sweep on; repeat.")],
+    data: Annotated[list[Path], typer.Option("--data", help="Folders to sweep on; repeat.",
+                                             callback=labelled_dirs)],
     detector: Annotated[Path, typer.Option("--detector")] = MODELS_DIR / "detector.onnx",
     reader: Annotated[
         Path | None,
@@ -360,8 +396,10 @@ def bench(
 
 
 def gallery(
-    data: Annotated[list[Path], typer.Option("--data", help="Labelled folders; repeat.")],
-    out: Annotated[Path, typer.Option("--out", help="PNG to write.")] = Path(
+    data: Annotated[list[Path], typer.Option("--data", help="Labelled folders; repeat.",
+                                             exists=True, file_okay=False)],
+    out: Annotated[Path, typer.Option("--out", help="PNG to write.",
+                                      callback=writable_file)] = Path(
         "docs/reader-failures.png"),
     limit: Annotated[int, typer.Option("--limit", help="Views per kind of failure.")] = 10,
 ) -> None:
@@ -370,15 +408,20 @@ def gallery(
     from dicecall.models.gallery import failures, gallery_png
     from dicecall.vision.reader import DiceReader
 
-    items = failures(DiceReader(), data, limit)
+    try:
+        items = failures(DiceReader(), data, limit)
+    except ValueError as exc:  # a folder of none of the labelled layouts
+        raise _fail(str(exc)) from None
     gallery_png(items, out)
     counts = {k: sum(1 for i in items if i[0] == k) for k in ("MISS", "FACE", "FALSE", "PIPS")}
     typer.echo(json.dumps({"out": str(out), "shown": counts}))
 
 
 def rebox(
-    data: Annotated[list[Path], typer.Option("--data", help="Scene folders (our JSON); repeat.")],
-    out: Annotated[Path, typer.Option("--out", help="Each folder's copy goes to OUT/NAME.")],
+    data: Annotated[list[Path], typer.Option("--data", help="Scene folders (our JSON); repeat.",
+                                             callback=scene_dirs)],
+    out: Annotated[Path, typer.Option("--out", help="Each folder's copy goes to OUT/NAME.",
+                                      callback=writable_dir)],
     game: Annotated[str | None, typer.Option(
         "--game", help="the boxes of this game's detector (vision.config.for_table): Craps "
                        "and High Roll find their dice with detector.thrown.onnx, Props & Hops "
@@ -387,7 +430,7 @@ def rebox(
         "--detector", help="the boxes of this detector file instead of a committed one: a "
                            "candidate whose boxes the flags are to be fine-tuned behind "
                            "before it can replace detector.onnx (models/detector.md, "
-                           "session 34)")] = None,
+                           "session 34)", callback=onnx_file)] = None,
 ) -> None:
     """Copies scene folders with each die's box replaced by the runtime detector's (or the
     `--detector` candidate's), so the flags train on crops cut where the runtime will cut
@@ -398,8 +441,6 @@ def rebox(
 
     if detector is not None and game is not None:
         raise typer.BadParameter("--game names a committed detector: not both")
-    if detector is not None and not detector.is_file():
-        raise typer.BadParameter(f"no such file: --detector {detector}")
     try:
         config = ReaderConfig() if detector is None else ReaderConfig(detector=detector)
         reader = DiceReader(for_table(config, game))

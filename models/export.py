@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -168,12 +169,20 @@ def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best"
     stages = [k for k in ("detector", "reader") if (run / k / name).is_file()]
     if not stages:
         raise FileNotFoundError(f"no {run}/detector/{name} or {run}/reader/{name}")
+    # Every input read before the first file is written: a bad one leaves `out` as it was.
+    states = {stage: _checkpoint(run / stage / name) for stage in stages}
+    if stages == ["reader"] and (out / "detector.onnx").is_file():
+        from dicecall.models.checks import onnx_problem
+
+        problem = onnx_problem(out / "detector.onnx")  # the reader is calibrated behind it
+        if problem:
+            raise ValueError(problem)
     samples = [s for d in calib for s in load_folder(d)]
     out.mkdir(parents=True, exist_ok=True)
     frames, _ = calibration_inputs(samples, images=64, crops=512)
     report: dict = {}
     for stage in stages:
-        state = torch.load(run / stage / name, map_location="cpu", weights_only=False)["model"]
+        state = states[stage]["model"]
         model = detector_for(state) if stage == "detector" else reader_for(state)
         report[f"{stage}_epoch"] = load_checkpoint(run / stage / name, model)[0]
         model.eval()
@@ -193,6 +202,17 @@ def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best"
             report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
         write_card(out / f"{stage}.card.md", stage, run / stage / name, calib, report)
     return report
+
+
+def _checkpoint(path: Path) -> dict:
+    """A checkpoint of `models train`, or ValueError naming the file."""
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=False)
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as exc:
+        raise ValueError(f"{path}: not a checkpoint of `models train` ({exc})") from None
+    if not isinstance(state, dict) or "model" not in state or "epoch" not in state:
+        raise ValueError(f"{path}: not a checkpoint of `models train` (no model or epoch)")
+    return state
 
 
 def write_card(path: Path, stage: str, checkpoint: Path, calib: list[Path],

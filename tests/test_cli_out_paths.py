@@ -14,7 +14,8 @@ from dicecall.api.settings import get_settings
 from dicecall.cli import app
 
 # {f}: a path under a regular file; {d}: an existing folder where a file is expected.
-# (`calibrate` checks its outputs itself: calibration/files.py; `models` is not covered yet.)
+# (`calibrate` checks its outputs itself: calibration/files.py; `models`:
+# tests/models/test_cli_bad_input.py.)
 COMMANDS = [
     "datasets generate --scene shaker --count 1 --out {f}",
     "datasets contact-sheet {src} --out {f}/sheet.png",
@@ -35,7 +36,7 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setenv("DICECALL_DATABASE_URL", f"sqlite:///{tmp_path / 'svc.db'}")
     monkeypatch.setenv("DICECALL_KEY_FILE", str(tmp_path / "key"))
     monkeypatch.setenv("DICECALL_EVIDENCE_DIR", str(tmp_path / "ev"))
-    # serve sets it in os.environ for its workers: monkeypatched, so it is undone after
+    # serve sets it for its workers and puts it back (tests/api/test_cli.py); a known start
     monkeypatch.setenv("DICECALL_MIGRATE_ON_START", "true")
     started = []
     monkeypatch.setattr("uvicorn.run", lambda *a, **k: started.append(k))

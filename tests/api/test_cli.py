@@ -138,3 +138,26 @@ def test_audit_verify_expect_head_catches_a_truncated_tail(cli_db):
     assert f"TAMPERED: the recorded chain head {recorded} is not in the chain" in out.output
     out = runner.invoke(app, ["audit", "verify", "--expect-head", "nothex"])
     assert out.exit_code == 2 and "64 hex" in out.output
+
+
+@pytest.mark.parametrize("before", [None, "true"])
+def test_serve_tells_its_workers_not_to_migrate_without_leaking_it(cli_db, tmp_path,
+                                                                    monkeypatch, before):
+    """serve migrates once itself and tells the workers not to; that setting left in
+    os.environ after it returned turned off migration for every later app in the process."""
+    import os
+
+    _, runner = cli_db
+    monkeypatch.setenv("DICECALL_EVIDENCE_DIR", str(tmp_path / "ev"))
+    if before is None:
+        monkeypatch.delenv("DICECALL_MIGRATE_ON_START", raising=False)
+    else:
+        monkeypatch.setenv("DICECALL_MIGRATE_ON_START", before)
+    seen = []
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: seen.append(
+        (os.environ.get("DICECALL_MIGRATE_ON_START"), get_settings().migrate_on_start)))
+    out = runner.invoke(app, ["serve"])
+    assert out.exit_code == 0, (out.output, out.exception)
+    assert seen == [("false", False)]  # workers, in this process or spawned, skip it
+    assert os.environ.get("DICECALL_MIGRATE_ON_START") == before
+    assert get_settings().migrate_on_start is True

@@ -221,7 +221,7 @@ def test_a_failed_write_leaves_the_previous_file_whole(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "card.png"]  # no temp
 
 
-@pytest.mark.parametrize("args", [
+OUTPUTS_IN_NODIR = [
     ["camera", "{d}/board.png", "--out", "{d}/nodir/camera.json"],
     ["zones", "--points", POINTS, "--zones", "{d}/zones.json", "--out", "{d}/nodir/t.json"],
     ["zones", "--points", POINTS, "--zones", "{d}/zones.json", "--out", "{d}/t.json",
@@ -229,16 +229,32 @@ def test_a_failed_write_leaves_the_previous_file_whole(tmp_path):
     ["exposure", "{d}/card.png", "--out", "{d}/nodir/c.json"],
     ["simulate", "--n", "1000", "--out", "{d}/nodir/s.npz"],
     ["model", "--samples", "{d}/s.npz", "--out", "{d}/nodir/p.json"],
-])
-def test_an_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, args):
-    # It was a FileNotFoundError traceback after the work (a camera fit lost).
+]
+
+
+def _outputs_refused(tmp_path, args, nodir):
     _card(tmp_path)
     (tmp_path / "zones.json").write_text(json.dumps(ZONES))
     cv2.imwrite(str(tmp_path / "board.png"), np.full((240, 320, 3), 90, np.uint8))
-    res = runner.invoke(app, ["calibrate", *[a.format(d=tmp_path) for a in args]])
+    args = [a.format(d=tmp_path).replace("nodir", nodir) for a in args]
+    res = runner.invoke(app, ["calibrate", *args])
     assert res.exit_code == 2, res.output
-    assert "nodir does not exist" in res.output and "Traceback" not in res.output
-    assert not (tmp_path / "t.json").exists()
+    assert "Traceback" not in res.output and not (tmp_path / "t.json").exists()
+    return res.output
+
+
+@pytest.mark.parametrize("args", OUTPUTS_IN_NODIR)
+def test_an_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, args):
+    # It was a FileNotFoundError traceback after the work (a camera fit lost).
+    assert "nodir does not exist" in _outputs_refused(tmp_path, args, "nodir")
+
+
+@pytest.mark.parametrize("nodir", ["card.png", "card.png/sub"])
+@pytest.mark.parametrize("args", OUTPUTS_IN_NODIR)
+def test_an_output_under_a_regular_file_says_so(tmp_path, args, nodir):
+    # It said "the folder .../card.png does not exist; create it first": it does, as a file.
+    said = _outputs_refused(tmp_path, args, nodir)
+    assert "card.png is a file, not a folder" in said and "does not exist" not in said, said
 
 
 def test_camera_refuses_photos_that_do_not_fit_one_camera(tmp_path, charuco_views):

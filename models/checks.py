@@ -1,0 +1,71 @@
+"""Checks of the folders and model files `dicecall models` commands read, as Typer option
+callbacks (the files they write: dicecall/outpaths.py).
+
+A missing or empty --data folder, or a file that is not an ONNX model, used to end in a
+traceback, some only after minutes of mining or training; these refuse it as a bad
+parameter (exit 2, one line naming the option) before the command starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def labelled_problem(folder: Path) -> str | None:
+    """Why `folder` is not a labelled folder `data.load_folder` reads, or None. Cheap: it
+    looks for one image or scene record, not at every label."""
+    from dicecall.models.data import IMAGE_EXTS  # here: `dicecall --help` loads no cv2
+
+    if not folder.is_dir():
+        return f"{folder}: no such folder"
+    if (folder / "images").is_dir() and (folder / "labels").is_dir():
+        if any(p.suffix.lower() in IMAGE_EXTS for p in (folder / "images").iterdir()):
+            return None
+        return f"{folder}: its images/ folder holds no images"
+    if any(folder.glob("*.json")):
+        return None
+    return f"{folder}: neither a YOLO folder (images/, labels/) nor *.json scenes"
+
+
+def labelled_dirs(folders: list[Path] | None) -> list[Path] | None:
+    """Callback: each folder a YOLO or scene folder with at least one image."""
+    for folder in folders or []:
+        problem = labelled_problem(folder)
+        if problem:
+            raise typer.BadParameter(problem)
+    return folders
+
+
+def scene_dirs(folders: list[Path] | None) -> list[Path] | None:
+    """Callback: each folder holds scene records (*.json), as `models rebox` copies."""
+    for folder in folders or []:
+        if not folder.is_dir():
+            raise typer.BadParameter(f"{folder}: no such folder")
+        if not any(folder.glob("*.json")):
+            raise typer.BadParameter(f"{folder}: holds no scene records (*.json)")
+    return folders
+
+
+def onnx_problem(path: Path) -> str | None:
+    """Why onnxruntime cannot open `path` as a model, or None."""
+    import onnxruntime as ort
+
+    if not path.is_file():
+        return f"no such file: {path}"
+    try:
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's own exception types vary by version
+        return f"{path} is not an ONNX model onnxruntime can open ({str(exc).strip()})"
+    return None
+
+
+def onnx_file(path: Path | None) -> Path | None:
+    """Callback: an ONNX model file; None and 'none' (no model) pass."""
+    if path is None or str(path).lower() == "none":
+        return path
+    problem = onnx_problem(path)
+    if problem:
+        raise typer.BadParameter(problem)
+    return path
