@@ -15,7 +15,7 @@ from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softma
 from .dice import Dice
 from .images import check_frame
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
-from .tiles import choose, inner_edge_cut, merge_tiles, tile_side, tile_windows
+from .tiles import choose, inner_edge_cut, merge_tiles, tile_side, tile_windows, worth_tiling
 from .views import sum_views
 from .zoom import merge_looks, zoom_windows
 
@@ -233,11 +233,16 @@ class DiceReader:
         found = self.detect(frame)
         dice = self._read_found(frame, found, view)
         cfg = self.config
-        tiled = self.detect_tiled(frame, found) if cfg.tile_zoom else None
+        if not cfg.tile_zoom:
+            return dice
+        enlarged = tile_side(frame.shape, cfg.tile_zoom) < cfg.det_size
+        scale = cfg.det_size / max(frame.shape[:2])
+        if not worth_tiling(dice, scale, enlarged, cfg.tile_small_below):
+            return dice
+        tiled = self.detect_tiled(frame, found)
         if tiled is not None:
             other = self._read_found(frame, tiled, view)
-            keep = choose(dice, other, found[1], cfg.det_size / max(frame.shape[:2]),
-                          tile_side(frame.shape, cfg.tile_zoom) < cfg.det_size, cfg)
+            keep = choose(dice, other, found[1], enlarged, cfg)
             if keep is not None:
                 return other[keep]
         return dice

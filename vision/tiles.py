@@ -129,8 +129,18 @@ def sure_dice(dice: Dice) -> np.ndarray:
     return (dice.face_probs.max(1) >= 0.9) & (dice.pip_face == dice.face)
 
 
-def choose(whole: Dice, tiled: Dice, found: np.ndarray, scale: float, enlarged: bool,
-           cfg) -> np.ndarray | None:
+def worth_tiling(whole: Dice, scale: float, enlarged: bool, small_below: float) -> bool:
+    """Whether to take the tiled look at all. Tiles of a photo of big dice, enlarged, find
+    chips and clutter read sure (rule 37, models/reader.md): they are read only when the
+    whole frame read no die or its dice span under `small_below` detector pixels (median;
+    `scale`: detector pixels per frame pixel). Unenlarged tiles (a big photo) always are."""
+    if not enlarged or len(whole) == 0:
+        return True
+    return float(np.median(_side(whole.boxes))) * scale < small_below
+
+
+def choose(whole: Dice, tiled: Dice, found: np.ndarray, enlarged: bool, cfg
+           ) -> np.ndarray | None:
     """Which of the tiled reading's dice to return in place of the whole frame's reading,
     or None to keep the whole frame's. The reading that explains more of the photo with sure
     dice wins: where the dice are small in it the tiles find many the whole frame missed;
@@ -138,17 +148,12 @@ def choose(whole: Dice, tiled: Dice, found: np.ndarray, scale: float, enlarged: 
 
     Args:
         found: (M, 4) the whole-frame detector's boxes, before the die-or-not head.
-        scale: the whole-frame look's detector pixels per frame pixel.
         enlarged: the tiles were enlarged to the detector's size (a photo under about
-            det_size x zoom pixels).
+            det_size x zoom pixels; taken only where `worth_tiling`).
         cfg: the `ReaderConfig`'s tile_* settings.
     """
     sure, before = sure_dice(tiled), int(sure_dice(whole).sum())
     if enlarged:
-        # Tiles of a photo of big dice enlarged find chips and clutter read sure (rule 37,
-        # models/reader.md): they are read only for dice small in the whole-frame look.
-        if len(whole) and float(np.median(_side(whole.boxes))) * scale >= cfg.tile_small_below:
-            return None
         keep = tiled_keep(tiled.centers, _side(tiled.boxes), sure, found, whole.boxes,
                           cfg.tile_size_ratio)
         need = max(cfg.tile_gain_enlarged, cfg.tile_gain_share * before)

@@ -16,7 +16,13 @@ from dicecall.vision.dice import Dice
 from dicecall.vision.images import load_image
 from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
-from dicecall.vision.tiles import choose, inner_edge_cut, merge_tiles, tile_windows
+from dicecall.vision.tiles import (
+    choose,
+    inner_edge_cut,
+    merge_tiles,
+    tile_windows,
+    worth_tiling,
+)
 
 FRAMES = Path(__file__).resolve().parent.parent / "data" / "frames"
 
@@ -168,18 +174,21 @@ def test_enlarged_tiles_win_with_one_more_sure_die_and_drop_clutter_smaller_than
                   [100, 100, 116, 116, 5, 0.97, 5],                # the die the frame missed
                   [300, 300, 306, 306, 1, 0.95, 1],                # a speckle read as a 1
                   [200, 200, 216, 216, 2, 0.6, 2])                 # unsure, the frame read none
-    keep = choose(whole, tiled, found, 0.5, True, CFG)
+    keep = choose(whole, tiled, found, True, CFG)
     assert keep.tolist() == [True, True, False, False]
 
 
 def test_enlarged_tiles_are_not_read_where_the_dice_are_big_in_the_whole_frame():
     # 40 px dice at 0.5 detector px a frame pixel: 20 detector px, over tile_small_below.
     whole = _dice([0, 0, 40, 40, 3, 0.99, 3])
+    assert not worth_tiling(whole, 0.5, True, CFG.tile_small_below)
+    assert worth_tiling(_dice([0, 0, 30, 30, 3, 0.99, 3]), 0.5, True, CFG.tile_small_below)
+    assert worth_tiling(Dice.empty(), 0.5, True, CFG.tile_small_below)
+    assert worth_tiling(whole, 0.5, False, CFG.tile_small_below)  # a big photo's tiles
+    # Unenlarged tiles (a big photo) keep session 40's margin of 4 sure dice.
     tiled = _dice([0, 0, 40, 40, 3, 0.99, 3], [100, 100, 140, 140, 4, 0.99, 4],
                   [300, 300, 340, 340, 6, 0.99, 6])
-    assert choose(whole, tiled, whole.boxes, 0.5, True, CFG) is None
-    # Unenlarged tiles (a big photo) keep session 40's margin of 4 sure dice.
-    assert choose(whole, tiled, whole.boxes, 0.5, False, CFG) is None
+    assert choose(whole, tiled, whole.boxes, False, CFG) is None
 
 
 def test_a_photo_of_small_dice_is_read_in_enlarged_tiles():
