@@ -29,20 +29,12 @@ COMMANDS = [
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
+def env(serve_env, tmp_path, monkeypatch):
     (tmp_path / "afile").write_text("not a folder")
     (tmp_path / "src").mkdir()
     (tmp_path / "adir").mkdir()
     monkeypatch.setenv("DICECALL_DATABASE_URL", f"sqlite:///{tmp_path / 'svc.db'}")
-    monkeypatch.setenv("DICECALL_KEY_FILE", str(tmp_path / "key"))
-    monkeypatch.setenv("DICECALL_EVIDENCE_DIR", str(tmp_path / "ev"))
-    # serve sets it for its workers and puts it back (tests/api/test_cli.py); a known start
-    monkeypatch.setenv("DICECALL_MIGRATE_ON_START", "true")
-    started = []
-    monkeypatch.setattr("uvicorn.run", lambda *a, **k: started.append(k))
-    get_settings.cache_clear()
-    yield started
-    get_settings.cache_clear()
+    return serve_env
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -7,22 +7,12 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from dicecall.api.settings import get_settings
 from dicecall.cli import app
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # where the ./dicecall.db fallback would land
-    monkeypatch.setenv("DICECALL_KEY_FILE", str(tmp_path / "key"))
-    monkeypatch.setenv("DICECALL_EVIDENCE_DIR", str(tmp_path / "ev"))
-    # serve sets it in os.environ for its workers: monkeypatched, so it is undone after
-    monkeypatch.setenv("DICECALL_MIGRATE_ON_START", "true")
-    started = []
-    monkeypatch.setattr("uvicorn.run", lambda *a, **k: started.append(k))
-    get_settings.cache_clear()
-    yield monkeypatch, started
-    get_settings.cache_clear()
+def env(serve_env, monkeypatch):
+    return monkeypatch, serve_env
 
 
 @pytest.mark.parametrize("args", [["serve"], ["audit", "verify"], ["admin", "token", "x"],
