@@ -280,7 +280,10 @@ def quantize(
                                       callback=writable_file)] = (
         MODELS_DIR / "reader.int8.onnx"),
 ) -> None:
-    """Re-makes an INT8 variant from its FP32 ONNX, calibrated as `export` does."""
+    """Re-makes an INT8 variant from its FP32 ONNX, calibrated as `export` does.
+
+    The file is written beside --out under a temporary name and renamed onto it when
+    complete: a failure or Ctrl-C partway leaves --out as it was."""
     from dicecall.models.export import requantize
 
     typer.echo(json.dumps(requantize(model, out, calib, detector), indent=1))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from dicecall.models.data import Sample, load_folder, read_rgb
 from dicecall.models.nets import detector_for, reader_for
 from dicecall.models.qdq import output_heads
 from dicecall.models.trainloop import load_checkpoint
+from dicecall.outpaths import staging
 
 
 def sha256(path: Path) -> str:
@@ -144,15 +146,18 @@ def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
         def get_next(self) -> dict | None:
             return next(self.it, None)
 
-    pre = dst.with_suffix(".pre.onnx")
-    quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
-    graph = onnx.load(str(pre)).graph
-    keep = [n.name for n in graph.node if n.op_type in ("Sigmoid", "Exp", "Clip")]
-    keep += [n for n in output_heads(graph) if n not in keep]
-    quantize_static(str(pre), str(dst), Reader(), quant_format=QuantFormat.QDQ,
-                    per_channel=True, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
-    pre.unlink()
+    # Both files are written in a temporary folder beside `dst` and the INT8 one renamed
+    # onto it when complete: a failure or Ctrl-C partway leaves the old `dst` as it was.
+    with staging(dst.parent) as tmp:
+        pre, made = tmp / "pre.onnx", tmp / dst.name
+        quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+        graph = onnx.load(str(pre)).graph
+        keep = [n.name for n in graph.node if n.op_type in ("Sigmoid", "Exp", "Clip")]
+        keep += [n for n in output_heads(graph) if n not in keep]
+        quantize_static(str(pre), str(made), Reader(), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
+        os.replace(made, dst)
 
 
 def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best") -> dict:
