@@ -3,8 +3,8 @@
 A path under a regular file, or in a folder nobody may write to, used to surface as a
 traceback once the work was done (or half written); these refuse it as a bad parameter
 (exit 2, one line naming the option) before the command starts, and create nothing.
-`staging` gives a command a place to write its files so that a failure partway leaves the
-old ones as they were.
+`staging` and `replace_together` write a command's files so that a failure partway leaves
+the old ones as they were.
 """
 
 from __future__ import annotations
@@ -76,3 +76,25 @@ def staging(folder: Path) -> Iterator[Path]:
         raise
     shutil.rmtree(tmp, ignore_errors=True)
 
+
+
+def replace_together(moves: list[tuple[Path, Path]], spare: Path) -> None:
+    """Moves each staged file onto its target (`os.replace`, same file system). The files
+    they replace wait in `spare` until every move is done; if one fails, the moves already
+    made are undone and the old files put back, so the targets are all new or all old."""
+    kept: list[tuple[Path, Path]] = []  # (old file in spare, its target)
+    placed: list[Path] = []
+    try:
+        for i, (staged, target) in enumerate(moves):
+            if target.exists():
+                old = spare / f"old-{i}-{target.name}"
+                os.replace(target, old)
+                kept.append((old, target))
+            os.replace(staged, target)
+            placed.append(target)
+    except BaseException:
+        for target in placed:
+            target.unlink(missing_ok=True)
+        for old, target in kept:
+            os.replace(old, target)
+        raise

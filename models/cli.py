@@ -255,7 +255,10 @@ def export(
     checkpoint: Annotated[str, typer.Option(
         "--checkpoint", help="best (the run's best epoch) or last (the schedule's end).")] = "best",
 ) -> None:
-    """Exports best.pt of each stage to ONNX (FP32 and INT8) and checks them against torch."""
+    """Exports best.pt of each stage to ONNX (FP32 and INT8) and checks them against torch.
+
+    All or nothing: every file is written to a temporary folder and moved into --out
+    together at the end, so a failure or Ctrl-C partway leaves --out as it was."""
     from dicecall.models.export import export_all
 
     if checkpoint not in ("best", "last"):
