@@ -48,6 +48,22 @@ def scene_dirs(folders: list[Path] | None) -> list[Path] | None:
     return folders
 
 
+def crops_dirs(folders: list[Path] | None) -> list[Path] | None:
+    """Callback: each folder a crops folder (`data.load_crops_folder`) with at least one
+    image in its 1/ to 6/ (a missing one was a ValueError once the --data folders were
+    scored)."""
+    from dicecall.models.data import IMAGE_EXTS
+
+    for folder in folders or []:
+        if not folder.is_dir():
+            raise typer.BadParameter(f"{folder}: no such folder")
+        if not any(p.suffix.lower() in IMAGE_EXTS for face in range(1, 7)
+                   for p in (folder / str(face)).glob("*")):
+            raise typer.BadParameter(f"{folder}: no crops in 1/ to 6/ (images named by "
+                                     "face: FOLDER/1/*.png ... FOLDER/6/*.png)")
+    return folders
+
+
 def onnx_problem(path: Path) -> str | None:
     """Why onnxruntime cannot open `path` as a model, or None."""
     import onnxruntime as ort
@@ -64,6 +80,17 @@ def onnx_problem(path: Path) -> str | None:
 def onnx_file(path: Path | None) -> Path | None:
     """Callback: an ONNX model file; None and 'none' (no model) pass."""
     if path is None or str(path).lower() == "none":
+        return path
+    problem = onnx_problem(path)
+    if problem:
+        raise typer.BadParameter(problem)
+    return path
+
+
+def onnx_model(path: Path | None) -> Path | None:
+    """Callback: an ONNX model file the command reads; unlike `onnx_file`, 'none' is a
+    missing file, not no model."""
+    if path is None:
         return path
     problem = onnx_problem(path)
     if problem:

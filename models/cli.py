@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from dicecall.models.checks import labelled_dirs, onnx_file, scene_dirs
+from dicecall.models.checks import crops_dirs, labelled_dirs, onnx_file, onnx_model, scene_dirs
 from dicecall.outpaths import writable_dir, writable_file
 
 MODELS_DIR = Path(__file__).resolve().parent
@@ -255,7 +255,10 @@ def export(
     checkpoint: Annotated[str, typer.Option(
         "--checkpoint", help="best (the run's best epoch) or last (the schedule's end).")] = "best",
 ) -> None:
-    """Exports best.pt of each stage to ONNX (FP32 and INT8) and checks them against torch."""
+    """Exports best.pt of each stage to ONNX (FP32 and INT8) and checks them against torch.
+
+    All or nothing: every file is written to a temporary folder and moved into --out
+    together at the end, so a failure or Ctrl-C partway leaves --out as it was."""
     from dicecall.models.export import export_all
 
     if checkpoint not in ("best", "last"):
@@ -280,7 +283,10 @@ def quantize(
                                       callback=writable_file)] = (
         MODELS_DIR / "reader.int8.onnx"),
 ) -> None:
-    """Re-makes an INT8 variant from its FP32 ONNX, calibrated as `export` does."""
+    """Re-makes an INT8 variant from its FP32 ONNX, calibrated as `export` does.
+
+    The file is written beside --out under a temporary name and renamed onto it when
+    complete: a failure or Ctrl-C partway leaves --out as it was."""
     from dicecall.models.export import requantize
 
     typer.echo(json.dumps(requantize(model, out, calib, detector), indent=1))
@@ -290,10 +296,13 @@ def evaluate(
     data: Annotated[list[Path], typer.Option("--data", help="YOLO folders to score; repeat.",
                                              callback=labelled_dirs)],
     crops: Annotated[
-        list[Path] | None, typer.Option("--crops", help="Single-die crop folders {1..6}/.")
+        list[Path] | None, typer.Option("--crops", help="Single-die crop folders {1..6}/.",
+                                        callback=crops_dirs)
     ] = None,
-    detector: Annotated[Path, typer.Option("--detector")] = MODELS_DIR / "detector.onnx",
-    reader: Annotated[Path, typer.Option("--reader")] = MODELS_DIR / "reader.onnx",
+    detector: Annotated[Path, typer.Option("--detector", callback=onnx_model)] = (
+        MODELS_DIR / "detector.onnx"),
+    reader: Annotated[Path, typer.Option("--reader", callback=onnx_model)] = (
+        MODELS_DIR / "reader.onnx"),
     threshold: Annotated[
         float | None, typer.Option("--threshold", help="Detector peak threshold "
                                    "[default: the runtime's, vision/config.py].")
@@ -346,10 +355,12 @@ def evaluate(
 def sweep(
     data: Annotated[list[Path], typer.Option("--data", help="Folders to sweep on; repeat.",
                                              callback=labelled_dirs)],
-    detector: Annotated[Path, typer.Option("--detector")] = MODELS_DIR / "detector.onnx",
+    detector: Annotated[Path, typer.Option("--detector", callback=onnx_model)] = (
+        MODELS_DIR / "detector.onnx"),
     reader: Annotated[
         Path | None,
-        typer.Option("--reader", help="Also sweep this reader's die-or-not threshold."),
+        typer.Option("--reader", help="Also sweep this reader's die-or-not threshold.",
+                     callback=onnx_model),
     ] = None,
     views: Annotated[
         int | None, typer.Option("--views", min=1, max=8, help="Turned views of each crop, "
@@ -382,10 +393,13 @@ def sweep(
 
 def bench(
     peer: Annotated[
-        Path, typer.Option("--peer", help="Peer model, e.g. yolo11n-320-untrained.onnx.")
+        Path, typer.Option("--peer", help="Peer model, e.g. yolo11n-320-untrained.onnx.",
+                           callback=onnx_model)
     ],
-    detector: Annotated[Path, typer.Option("--detector")] = MODELS_DIR / "detector.onnx",
-    reader: Annotated[Path, typer.Option("--reader")] = MODELS_DIR / "reader.onnx",
+    detector: Annotated[Path, typer.Option("--detector", callback=onnx_model)] = (
+        MODELS_DIR / "detector.onnx"),
+    reader: Annotated[Path, typer.Option("--reader", callback=onnx_model)] = (
+        MODELS_DIR / "reader.onnx"),
     runs: Annotated[int, typer.Option("--runs")] = 200,
     dice: Annotated[int, typer.Option("--dice", help="Crops per reader call.")] = 2,
 ) -> None:

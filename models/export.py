@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from dicecall.models.data import Sample, load_folder, read_rgb
 from dicecall.models.nets import detector_for, reader_for
 from dicecall.models.qdq import output_heads
 from dicecall.models.trainloop import load_checkpoint
+from dicecall.outpaths import replace_together, staging
 
 
 def sha256(path: Path) -> str:
@@ -144,15 +146,18 @@ def quantize(src: Path, dst: Path, data: dict[str, np.ndarray]) -> None:
         def get_next(self) -> dict | None:
             return next(self.it, None)
 
-    pre = dst.with_suffix(".pre.onnx")
-    quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
-    graph = onnx.load(str(pre)).graph
-    keep = [n.name for n in graph.node if n.op_type in ("Sigmoid", "Exp", "Clip")]
-    keep += [n for n in output_heads(graph) if n not in keep]
-    quantize_static(str(pre), str(dst), Reader(), quant_format=QuantFormat.QDQ,
-                    per_channel=True, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
-    pre.unlink()
+    # Both files are written in a temporary folder beside `dst` and the INT8 one renamed
+    # onto it when complete: a failure or Ctrl-C partway leaves the old `dst` as it was.
+    with staging(dst.parent) as tmp:
+        pre, made = tmp / "pre.onnx", tmp / dst.name
+        quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+        graph = onnx.load(str(pre)).graph
+        keep = [n.name for n in graph.node if n.op_type in ("Sigmoid", "Exp", "Clip")]
+        keep += [n for n in output_heads(graph) if n not in keep]
+        quantize_static(str(pre), str(made), Reader(), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8, nodes_to_exclude=keep, reduce_range=True)
+        os.replace(made, dst)
 
 
 def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best") -> dict:
@@ -162,6 +167,10 @@ def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best"
     stage's files in `out` are left as they are. `checkpoint` "last" exports each stage's
     last.pt instead: the end of the schedule, for a run whose per-epoch score is not the
     runtime's measure (a fine-tune judged afterwards on the verdict suites).
+
+    All or nothing: the files are written to a temporary folder inside `out` and moved
+    into place together once every one is made, so a failure (or Ctrl-C) leaves `out` as
+    it was, and a folder made for it is removed again.
     """
     if checkpoint not in ("best", "last"):
         raise ValueError(f"checkpoint {checkpoint!r}: best or last")
@@ -178,29 +187,38 @@ def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best"
         if problem:
             raise ValueError(problem)
     samples = [s for d in calib for s in load_folder(d)]
-    out.mkdir(parents=True, exist_ok=True)
     frames, _ = calibration_inputs(samples, images=64, crops=512)
     report: dict = {}
-    for stage in stages:
-        state = states[stage]["model"]
-        model = detector_for(state) if stage == "detector" else reader_for(state)
-        report[f"{stage}_epoch"] = load_checkpoint(run / stage / name, model)[0]
-        model.eval()
-        path = out / f"{stage}.onnx"
-        if stage == "detector":
-            feeds, outputs, data = {"image": frames[:1]}, list(DETECTOR_OUTPUTS), {"image": frames}
-        else:
-            crops = reader_calibration(samples, out / "detector.onnx")
-            feeds, outputs, data = {k: v[:7] for k, v in crops.items()}, list(READER_OUTPUTS), crops
-        export_onnx(model, {k: v[:2] for k, v in feeds.items()}, path, outputs,
-                    dynamic=stage == "reader")
-        report[f"{stage}_max_abs_diff"] = check_against_torch(model, path, feeds)
-        if stage == "reader":
-            stamp_floor_view(path)
-        quantize(path, out / f"{stage}.int8.onnx", data)
-        for p in (path, out / f"{stage}.int8.onnx"):  # this export's files, not older ones
-            report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
-        write_card(out / f"{stage}.card.md", stage, run / stage / name, calib, report)
+    # Every file is made in a temporary folder inside `out` and all are moved into `out`
+    # together at the end: a failure partway (or Ctrl-C) leaves `out` as it was, never a
+    # new detector beside an old reader and a card that describes neither.
+    with staging(out) as tmp:
+        made = tmp / "made"
+        made.mkdir()
+        for stage in stages:
+            state = states[stage]["model"]
+            model = detector_for(state) if stage == "detector" else reader_for(state)
+            report[f"{stage}_epoch"] = load_checkpoint(run / stage / name, model)[0]
+            model.eval()
+            path = made / f"{stage}.onnx"
+            if stage == "detector":
+                feeds, outputs = {"image": frames[:1]}, list(DETECTOR_OUTPUTS)
+                data = {"image": frames}
+            else:  # behind the detector exported with it, else the one already in `out`
+                behind = made / "detector.onnx" if "detector" in stages else out / "detector.onnx"
+                crops = reader_calibration(samples, behind)
+                feeds, outputs, data = ({k: v[:7] for k, v in crops.items()},
+                                        list(READER_OUTPUTS), crops)
+            export_onnx(model, {k: v[:2] for k, v in feeds.items()}, path, outputs,
+                        dynamic=stage == "reader")
+            report[f"{stage}_max_abs_diff"] = check_against_torch(model, path, feeds)
+            if stage == "reader":
+                stamp_floor_view(path)
+            quantize(path, made / f"{stage}.int8.onnx", data)
+            for p in (path, made / f"{stage}.int8.onnx"):  # this export's files, not older ones
+                report[p.name] = {"bytes": p.stat().st_size, "sha256": sha256(p)}
+            write_card(made / f"{stage}.card.md", stage, run / stage / name, calib, report)
+        replace_together([(p, out / p.name) for p in sorted(made.iterdir())], tmp)
     return report
 
 

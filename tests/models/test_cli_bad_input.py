@@ -48,6 +48,18 @@ BAD_INPUT = [
     ("rebox --data {data} --detector {bad} --out {out}", "--detector", "not an ONNX"),
     ("evaluate --data {empty}", "--data", "neither a YOLO"),
     ("sweep --data {nope}", "--data", "no such folder"),
+    # Read by onnxruntime or scored only after the --data folders were (a traceback then).
+    ("evaluate --data {data} --crops {nope}", "--crops", "no such folder"),
+    ("evaluate --data {data} --crops {empty}", "--crops", "no crops in 1/ to 6/"),
+    ("evaluate --data {data} --detector {bad}", "--detector", "not an ONNX"),
+    ("evaluate --data {data} --detector none", "--detector", "no such file"),
+    ("evaluate --data {data} --reader {nope}.onnx", "--reader", "no such file"),
+    ("sweep --data {data} --detector {bad}", "--detector", "not an ONNX"),
+    ("sweep --data {data} --reader {bad}", "--reader", "not an ONNX"),
+    ("bench --peer {bad}", "--peer", "not an ONNX"),
+    ("bench --peer {nope}.onnx", "--peer", "no such file"),
+    ("bench --peer {det} --detector {bad}", "--detector", "not an ONNX"),
+    ("bench --peer {det} --reader {bad}", "--reader", "not an ONNX"),
 ]
 
 

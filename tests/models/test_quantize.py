@@ -115,3 +115,45 @@ def test_models_evaluate_defaults_to_the_runtime_thresholds(
     cfg = ReaderConfig()
     assert seen == {"threshold": cfg.det_threshold, "pip": cfg.pip_threshold}
     assert json.loads(res.output.splitlines()[0])["data"] == str(toy_yolo)
+
+
+@pytest.mark.parametrize("stop", [RuntimeError("calibration failed"), KeyboardInterrupt()])
+def test_a_quantize_stopped_partway_leaves_the_old_file_and_nothing_else(
+        toy_yolo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop) -> None:
+    """DESIGN: bad input loses nothing. `models quantize` wrote OUT.pre.onnx and OUT itself
+    in place, so a failure (or a Ctrl-C) while quantize_static wrote left a cut-short INT8
+    file where the good one was, and the .pre.onnx beside it."""
+    import onnxruntime.quantization as ortq
+
+    from dicecall.models.export import quantize
+
+    out = tmp_path / "models" / "detector.int8.onnx"
+    out.parent.mkdir()
+    out.write_bytes(b"the good INT8 model")
+
+    def cut_short(model_input, model_output, *args, **kw):
+        Path(model_output).write_bytes(b"half a model")
+        raise stop
+
+    monkeypatch.setattr(ortq, "quantize_static", cut_short)
+    frames = calibration_inputs(load_folder(toy_yolo), images=4, crops=8)[0]
+    with pytest.raises(type(stop)):
+        quantize(MODELS / "detector.onnx", out, {"image": frames})
+    assert out.read_bytes() == b"the good INT8 model"
+    assert [p.name for p in out.parent.iterdir()] == [out.name]
+
+
+def test_quantize_writes_into_a_folder_it_makes_and_leaves_no_temporaries(
+        toy_yolo: Path, tmp_path: Path) -> None:
+    """An --out in a folder not made yet passes the option check (dicecall/outpaths.py);
+    quantize ended in a FileNotFoundError for OUT.pre.onnx after the calibration."""
+    from typer.testing import CliRunner
+
+    from dicecall.cli import app
+
+    out = tmp_path / "new" / "sub" / "detector.int8.onnx"
+    res = CliRunner().invoke(app, ["models", "quantize", "--calib", str(toy_yolo), "--model",
+                                   str(MODELS / "detector.onnx"), "--out", str(out)])
+    assert res.exit_code == 0, (res.output, res.exception)
+    assert [p.name for p in out.parent.iterdir()] == [out.name]
+    assert onnx.load(str(out)).graph.node
