@@ -99,7 +99,9 @@ function listen() {
   };
   for (const k of ["roll", "settlement", "no_roll", "labels_saved"])
     S.es.addEventListener(k, () => refresh(false));
-  for (const k of ["review", "alert_action"]) S.es.addEventListener(k, () => refresh(true));
+  // A correction (a void settles nothing) or a dealer call compared again changes alerts.
+  for (const k of ["review", "correction", "dealer_call_rechecked", "alert_action"])
+    S.es.addEventListener(k, () => refresh(true));
   S.es.addEventListener("dealer_call_mismatch", (m) => {
     const d = JSON.parse(m.data); toast(`Dealer call mismatch: ${d.data.detail}`); refresh(true); });
   S.es.addEventListener("needs_review", (m) => {
@@ -169,8 +171,7 @@ async function refreshAlerts() {
   const list = await api("GET", `/console/api/alerts?handled=${$("alerts-handled").checked}`);
   if (!S.fairAt || Date.now() - S.fairAt > 60000) {  // the server recomputes once a minute
     S.fair = await api("GET", "/console/api/fairness-alerts"); S.fairAt = Date.now(); }
-  $("alert-count").textContent = S.fair.length +
-    list.filter((a) => !a.actions.length || a.roll.status === "held").length;
+  $("alert-count").textContent = S.fair.length + list.filter((a) => a.open).length;
   if (S.tab !== "alerts") return;
   // The redraw replaces the correction box the officer may be typing in: give the new box
   // the focus and the caret back, or the next keys go nowhere (the draft text is kept).
@@ -214,6 +215,9 @@ function alertCard(a) {
     el("h3", {}, a.kind === "dealer_call" ? "Dealer call mismatch" : "Needs review",
        el("small", {}, ` ${a.table || a.table_id} ${fmtTime(a.at)}`)),
     el("p", {}, a.detail),
+    // A review decided other faces since the call: say what it was compared with first.
+    a.original_detail && a.original_detail !== a.detail
+      ? el("p", { class: "small original" }, `when called: ${a.original_detail}`) : null,
     el("p", {}, "camera: ", el("b", {}, r.faces.join(" ")), ` status `,
        el("span", { class: "pill " + r.status }, r.status),
        r.settlement ? ` settled ${r.final_faces.join(" ")}: paid ${cents(r.settlement.paid)}, collected ${cents(r.settlement.collected)}` : ""),
