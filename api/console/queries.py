@@ -15,6 +15,7 @@ from sqlalchemy import func, or_, select
 from ..db.console_models import AlertAction
 from ..db.models import DealerCall, DiceSet, Roll, Table
 from ..db.session import Database
+from ..services.correct import latest_change_refusal
 from ..services.dice_due import dice_due
 from ..services.settle import roll_view
 from ..services.state import read_table
@@ -129,14 +130,25 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
                             x["code"] for x in json.loads(r.detail_json)["reasons"])),
                         "call": None, "roll": console_roll(r),
                         "actions": actions.get(r.roll_id, [])})
-    for a in out:
-        # Open: a held roll, or a mismatch nobody acted on that the decision did not settle.
-        a["open"] = a["roll"]["status"] == "held" or (not a["actions"]
-                                                      and a.get("matches") is False)
+        for a in out:
+            # Open: a held roll, or a mismatch nobody acted on that the decision did not
+            # settle.
+            a["open"] = a["roll"]["status"] == "held" or (not a["actions"]
+                                                          and a.get("matches") is False)
+            a["correctable"] = _correctable(session, rolls[a["roll"]["roll_id"]])
     if not include_handled:
         out = [a for a in out if a["open"]]
     out.sort(key=lambda a: a["at"], reverse=True)
     return out[:limit]
+
+
+def _correctable(session, roll: Roll) -> bool:
+    """Whether the console offers Correct and No roll: a held roll, or a settled one while
+    it is the table's latest change (623a.9(c)). The review decides again when pressed."""
+    if roll.status == "held":
+        return True
+    return roll.status == "settled" and latest_change_refusal(
+        session, session.get(Table, roll.table_id), roll) is None
 
 
 def shift_start(hours: float) -> float:

@@ -3,8 +3,10 @@
 
 // drafts: faces typed into an alert's correction box, by alert, so that a refresh of the
 // list (a live event may come in while the officer types) does not lose them.
+// refusals: the service's last refusal of an action on an alert, kept across redraws so a
+// live event does not wipe it before the officer has read it.
 const S = { me: null, tab: null, tables: [], labelRoll: null, dice: [], sel: 0, es: null,
-            drafts: {} };
+            drafts: {}, refusals: {} };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs, ...kids) {
@@ -199,17 +201,23 @@ function fairCard(f) {
 $("alerts-handled").addEventListener("change", refreshAlerts);
 
 function alertCard(a) {
-  const r = a.roll, held = r.status === "held";
+  // The service offers Correct and No roll for a held roll, and for a settled one while it
+  // is the table's latest change (623a.9(c)); it decides again when one is pressed.
+  const r = a.roll, held = r.status === "held", decide = held || a.correctable;
   const input = el("input", { class: "correct-faces", placeholder: "faces e.g. 2 5", size: 10,
                               value: S.drafts[a.ref] || null,
                               on: { input: () => { S.drafts[a.ref] = input.value; } } });
-  const msg = el("span", { class: "error" });
+  const msg = el("span", { class: "error refusal", role: "alert" }, S.refusals[a.ref] || "");
   const go = async (action) => {
     const body = { action, note: "" };
     if (action === "correct") body.faces = input.value.trim().split(/[\s,]+/).map(Number);
     try { await api("POST", `/console/api/alerts/${a.kind}/${a.ref}`, body);
-      delete S.drafts[a.ref]; refreshAlerts(); }
-    catch (e) { msg.textContent = e.message; }
+      delete S.drafts[a.ref]; delete S.refusals[a.ref]; refreshAlerts(); }
+    catch (e) {
+      const why = e.status === 409 ? `Refused (${e.code}): ${e.message}` : e.message;
+      S.refusals[a.ref] = msg.textContent = why; toast(why);
+      if (e.status === 409) refreshAlerts();  // the offer was stale: redraw without it
+    }
   };
   return el("div", { class: "card alert " + a.kind, "data-ref": a.ref, "data-roll": r.roll_id },
     el("h3", {}, a.kind === "dealer_call" ? "Dealer call mismatch" : "Needs review",
@@ -226,7 +234,7 @@ function alertCard(a) {
     el("div", { class: "actions" },
       el("button", { class: "ack", on: { click: () => go("acknowledge") } }, "Acknowledge"),
       el("button", { class: "confirm", on: { click: () => go("confirm") } }, held ? "Confirm camera" : "Camera right"),
-      held ? [input, el("button", { class: "correct", on: { click: () => go("correct") } }, "Correct faces"),
+      decide ? [input, el("button", { class: "correct", on: { click: () => go("correct") } }, "Correct faces"),
               el("button", { class: "void", on: { click: () => go("no_roll") } }, "No roll")] : null,
       msg));
 }
