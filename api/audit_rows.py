@@ -4,7 +4,8 @@ A chain that recomputes proves only its own events. A roll's `settlement_json` (
 paid) or a dealer call's verdict lives in its own row, so `verify` also checks each row
 against its latest event: the roll's `roll` event, the sha256 of its settlement against the
 last `settlement`/`correction` event of that roll, and each dealer call against its
-`dealer_call` event. A row with no event, or whose content no longer matches it, is named.
+`dealer_call` event or the `dealer_call_rechecked` a later review made. A row with no
+event, or whose content no longer matches it, is named.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from sqlalchemy.orm import Session
 
 from .db.models import DealerCall, Event, Roll
 
-_KINDS = frozenset({"roll", "settlement", "correction", "dealer_call"})
+# A review that decides other faces compares the roll's dealer calls again: the latest of
+# `dealer_call` and `dealer_call_rechecked` is what the row must say.
+_CALL_KINDS = frozenset({"dealer_call", "dealer_call_rechecked"})
+_KINDS = frozenset({"roll", "settlement", "correction"}) | _CALL_KINDS
 
 
 class RowIndex:
@@ -41,7 +45,7 @@ class RowIndex:
         roll_id = payload.get("roll_id")
         if row.kind == "roll":
             self.rolls.add(roll_id)
-        elif row.kind == "dealer_call":
+        elif row.kind in _CALL_KINDS:
             self.calls[payload.get("call_id")] = (row.id, payload.get("matches"))
         elif payload.get("settlement_sha256") is not None:  # the latest settlement wins
             self.settled[roll_id] = (row.id, payload["settlement_sha256"])

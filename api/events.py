@@ -20,7 +20,7 @@ from .db.models import Event
 from .db.session import Database
 
 STREAM_KINDS = ("roll", "settlement", "no_roll", "needs_review", "review", "correction",
-                "dealer_call_mismatch", "sequence_gap")
+                "dealer_call_mismatch", "dealer_call_rechecked", "sequence_gap")
 
 
 class Broker:

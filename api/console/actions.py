@@ -38,7 +38,9 @@ def _target(db: Database, kind: str, ref: str) -> tuple[str, str]:
             # ASCII digits only ("²".isdigit() is true) and within a BIGINT id.
             numeric = ref.isascii() and ref.isdigit() and len(ref) <= 18
             call = session.get(DealerCall, int(ref)) if numeric else None
-            if call is None or call.matches:
+            # A call that agreed when made and still agrees raised no alert; one that
+            # a review since made agree (or disagree) still has its alert to act on.
+            if call is None or (call.matches and call.original_matches is not False):
                 raise ApiError(404, "unknown_alert", f"no dealer-call alert {ref!r}")
             return call.roll_id, call.table_id
         roll = session.get(Roll, ref)

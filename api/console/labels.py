@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, model_validator
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 
 from .. import audit
 from ..db.console_models import DieLabel
@@ -73,8 +73,10 @@ def queue(db: Database, min_conf: float, limit: int, include_done: bool = False
           ) -> list[dict[str, Any]]:
     """Hard frames with a stored clean JPEG, newest first, unlabelled ones only by default."""
     with db.read() as session:
-        mismatched = set(session.scalars(select(DealerCall.roll_id)
-                                         .where(DealerCall.matches.is_(False))).all())
+        # The camera's read disagreed with the dealer when the call came in: a hard frame
+        # even after a review decided the dealer was right.
+        mismatched = set(session.scalars(select(DealerCall.roll_id).where(or_(
+            DealerCall.matches.is_(False), DealerCall.original_matches.is_(False)))).all())
         done = set(session.scalars(select(DieLabel.roll_id).distinct()).all())
         rows = session.scalars(select(Roll).order_by(Roll.received_at.desc())
                                .limit(_SCAN)).all()

@@ -10,11 +10,12 @@ import json
 import time
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 
 from ..db.console_models import AlertAction
 from ..db.models import DealerCall, DiceSet, Roll, Table
 from ..db.session import Database
+from ..services.correct import latest_change_refusal
 from ..services.dice_due import dice_due
 from ..services.settle import roll_view
 from ..services.state import read_table
@@ -96,8 +97,10 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
     """Dealer-call mismatches and rolls held for review, newest first, with what
     surveillance did about each."""
     with db.read() as session:
-        calls = session.scalars(select(DealerCall).where(DealerCall.matches.is_(False))
-                                .order_by(DealerCall.id.desc()).limit(limit)).all()
+        # A call a review made agree stays listed (handled) with the comparison it raised.
+        calls = session.scalars(select(DealerCall).where(or_(
+            DealerCall.matches.is_(False), DealerCall.original_matches.is_(False)))
+            .order_by(DealerCall.id.desc()).limit(limit)).all()
         held = session.scalars(select(Roll).where(Roll.status == "held")
                                .order_by(Roll.received_at.desc()).limit(limit)).all()
         refs = [str(c.id) for c in calls] + [r.roll_id for r in held]
@@ -116,6 +119,8 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
             out.append({"kind": "dealer_call", "ref": str(c.id), "table_id": c.table_id,
                         "table": names.get(c.table_id), "at": c.created_at,
                         "detail": c.detail, "call": json.loads(c.call_json),
+                        "matches": c.matches, "original_matches": c.original_matches,
+                        "original_detail": c.original_detail,
                         "roll": console_roll(rolls[c.roll_id]),
                         "actions": actions.get(str(c.id), [])})
         for r in held:
@@ -125,10 +130,25 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
                             x["code"] for x in json.loads(r.detail_json)["reasons"])),
                         "call": None, "roll": console_roll(r),
                         "actions": actions.get(r.roll_id, [])})
+        for a in out:
+            # Open: a held roll, or a mismatch nobody acted on that the decision did not
+            # settle.
+            a["open"] = a["roll"]["status"] == "held" or (not a["actions"]
+                                                          and a.get("matches") is False)
+            a["correctable"] = _correctable(session, rolls[a["roll"]["roll_id"]])
     if not include_handled:
-        out = [a for a in out if not a["actions"] or a["roll"]["status"] == "held"]
+        out = [a for a in out if a["open"]]
     out.sort(key=lambda a: a["at"], reverse=True)
     return out[:limit]
+
+
+def _correctable(session, roll: Roll) -> bool:
+    """Whether the console offers Correct and No roll: a held roll, or a settled one while
+    it is the table's latest change (623a.9(c)). The review decides again when pressed."""
+    if roll.status == "held":
+        return True
+    return roll.status == "settled" and latest_change_refusal(
+        session, session.get(Table, roll.table_id), roll) is None
 
 
 def shift_start(hours: float) -> float:

@@ -150,7 +150,8 @@ class SequenceGap(Base):
 
 
 class DealerCall(Base):
-    """The dealer's announced result of a roll, compared with the camera."""
+    """The dealer's announced result of a roll, compared with the camera, then with the
+    faces a review decided."""
 
     __tablename__ = "dealer_calls"
 
@@ -160,6 +161,10 @@ class DealerCall(Base):
     call_json: Mapped[str] = mapped_column(Text)
     matches: Mapped[bool] = mapped_column(Boolean)
     detail: Mapped[str] = mapped_column(Text)
+    # matches/detail follow the decided faces (a review compares again); these keep the
+    # comparison with the camera's read when the call came in.
+    original_matches: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    original_detail: Mapped[str | None] = mapped_column(Text, nullable=True)
     caller: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[float] = mapped_column(Float)
 

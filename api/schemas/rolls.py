@@ -163,7 +163,11 @@ class DealerCallOut(Out):
     id: int
     roll_id: str
     table_id: str
-    matches: bool
+    matches: bool = Field(description="Against the roll as decided: the camera's read, "
+                          "or the faces or no roll a later review decided (623a.9(c)).")
     detail: str
+    original_matches: bool | None = Field(None, description="Against the camera's read "
+                                          "when the call came in (null: not kept).")
+    original_detail: str | None = None
     camera_faces: list[int] | None
     created_at: float

@@ -21,7 +21,9 @@ class TableIn(Strict):
     options: dict[str, Any] = Field(
         default_factory=dict, description="House options; missing ones take the engine "
         "defaults. Craps: table_min, table_max, odds_multiple, vig_rate (\"1/20\"), fire, "
-        "bonus_craps...; Props & Hops: hop_layout; High Roll: table_min, millionaire_min.")
+        "bonus_craps...; Mini-Craps: the same, but no Fire Bet (fire defaults to null, "
+        "\"A\"/\"B\" is 422 bad_option, 623a.11(a),(b)); Props & Hops: hop_layout; "
+        "High Roll: table_min, millionaire_min.")
 
     model_config = Strict.model_config | {"json_schema_extra": {"examples": [
         {"game": "craps", "name": "Craps 3", "options": {"odds_multiple": 5}}]}}

@@ -36,24 +36,33 @@ def _sha(text: str) -> str:
 
 
 def _refuse_unless_latest(session: Session, table: Table, roll: Roll) -> None:
-    """409 `superseded` naming what came after the roll, or `not_correctable`."""
+    refusal = latest_change_refusal(session, table, roll)
+    if refusal is not None:
+        raise refusal
+
+
+def latest_change_refusal(session: Session, table: Table, roll: Roll) -> ApiError | None:
+    """None while the settled `roll` can still be corrected or voided; else the 409
+    (`superseded` naming what came after the roll, or `not_correctable`). The console
+    asks it to offer the buttons, the review to decide."""
     if roll.state_before_json is None or roll.settled_version is None:
-        raise ApiError(409, "not_correctable", f"roll {roll.roll_id} settled before the "
-                       "service kept the state it settled against; settle the dispute at "
-                       "the table", CALL_SECTION[table.game])
+        return ApiError(409, "not_correctable", f"roll {roll.roll_id} settled before the "
+                        "service kept the state it settled against; settle the dispute at "
+                        "the table", CALL_SECTION[table.game])
     later = session.scalars(select(Roll).where(
         Roll.table_id == table.id, Roll.arrival > roll.arrival,
         Roll.status.in_(("settled", "held", "queued"))).order_by(Roll.arrival)).first()
     if later is not None:
-        raise ApiError(409, "superseded", f"roll {later.roll_id} ({later.status}) came after "
-                       f"roll {roll.roll_id}; only the table's latest roll can be corrected, "
-                       "settle the dispute at the table", CALL_SECTION[table.game])
+        return ApiError(409, "superseded", f"roll {later.roll_id} ({later.status}) came after "
+                        f"roll {roll.roll_id}; only the table's latest roll can be corrected, "
+                        "settle the dispute at the table", CALL_SECTION[table.game])
     if table.version != roll.settled_version:
-        raise ApiError(409, "superseded", f"the table changed after roll {roll.roll_id} "
-                       f"settled ({table.version - roll.settled_version} change(s): a wager "
-                       "placed, reduced or removed, no more bets or a new shooter); only the "
-                       "table's latest change can be corrected, settle the dispute at the "
-                       "table", CALL_SECTION[table.game])
+        return ApiError(409, "superseded", f"the table changed after roll {roll.roll_id} "
+                        f"settled ({table.version - roll.settled_version} change(s): a wager "
+                        "placed, reduced or removed, no more bets or a new shooter); only the "
+                        "table's latest change can be corrected, settle the dispute at the "
+                        "table", CALL_SECTION[table.game])
+    return None
 
 
 def _undo(session: Session, table: Table, roll: Roll) -> dict[str, Any]:

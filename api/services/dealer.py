@@ -2,7 +2,10 @@
 
 A disagreement raises an alert: the call is stored with `matches = false` and a
 `dealer_call_mismatch` event goes to the audit chain and the live stream. The camera does
-not overrule the settlement by itself; surveillance follows up on the alert.
+not overrule the settlement by itself; surveillance follows up on the alert. When a review
+then decides other faces or voids the roll (623a.9(c)), `recheck` compares each call with
+that decision in the review's transaction (`dealer_call_rechecked` on the chain), so the
+dealer is judged by the final result; the first comparison stays in `original_*`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import json
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from .. import audit
 from ..db.models import DealerCall, Roll
@@ -30,19 +34,54 @@ def camera_call(roll: Roll) -> str:
     return roll.status
 
 
-def compare(status: str, camera: list[int] | None, call: dict[str, Any]) -> tuple[bool, str]:
-    """(matches, explanation) of a call against the camera's faces or no-roll."""
+# Who the call is compared with: the camera's read, or a review's decision that differs.
+_WORDS = {False: ("the camera", "read"), True: ("the review", "decided")}
+
+
+def compare(status: str, camera: list[int] | None, call: dict[str, Any],
+            reviewed: bool = False) -> tuple[bool, str]:
+    """(matches, explanation) of a call against the camera's faces or no-roll (or, when
+    `reviewed`, the faces or no roll a review decided)."""
+    who, saw = _WORDS[reviewed]
     if call.get("no_roll"):
         if status == "no_roll":
             return True, "both called no roll"
-        return False, f"dealer called no roll, the camera read {camera}"
+        return False, f"dealer called no roll, {who} {saw} {camera}"
     if status == "no_roll" or not camera:
-        return False, "the camera called no roll"
+        return False, f"{who} called no roll"
     if call.get("faces") is not None and sorted(call["faces"]) != sorted(camera):
-        return False, f"dealer called faces {call['faces']}, the camera read {camera}"
+        return False, f"dealer called faces {call['faces']}, {who} {saw} {camera}"
     if call.get("total") is not None and call["total"] != sum(camera):
-        return False, f"dealer called {call['total']}, the camera read {sum(camera)}"
-    return True, f"matches the camera ({camera}, total {sum(camera)})"
+        return False, f"dealer called {call['total']}, {who} {saw} {sum(camera)}"
+    return True, f"matches {who} ({camera}, total {sum(camera)})"
+
+
+def _decided(roll: Roll) -> tuple[str, list[int] | None, bool]:
+    """(status, faces, whether a review decided otherwise than the camera) to compare a
+    call with: a review that confirms the camera's call keeps the camera's wording."""
+    status = camera_call(roll)
+    faces = json.loads(roll.final_faces_json or roll.faces_json) or None
+    camera = json.loads(roll.faces_json) or None
+    reviewed = (status == "no_roll", faces) != (roll.verdict == "no_roll", camera)
+    return status, faces, reviewed
+
+
+def recheck(session: Session, roll: Roll, events: list[audit.Pending]) -> None:
+    """Compares every dealer call of `roll` again with what its review decided; a changed
+    comparison is stored and chained (`dealer_call_rechecked`, the row check's latest word
+    on the call: audit_rows). Runs in the review's transaction, after it."""
+    calls = session.scalars(select(DealerCall).where(DealerCall.roll_id == roll.roll_id)
+                            .order_by(DealerCall.id)).all()
+    status, faces, reviewed = _decided(roll)
+    for row in calls:
+        matches, detail = compare(status, faces, json.loads(row.call_json), reviewed)
+        if (matches, detail) == (row.matches, row.detail):
+            continue
+        events.append(audit.Pending(roll.table_id, "dealer_call_rechecked", {
+            "call_id": row.id, "roll_id": roll.roll_id, "from_matches": row.matches,
+            "matches": matches, "detail": detail,
+            "faces": None if status == "no_roll" else faces}))
+        row.matches, row.detail = matches, detail
 
 
 def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> dict:
@@ -50,10 +89,11 @@ def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> d
         roll = session.get(Roll, roll_id)
         if roll is None:
             raise ApiError(404, "unknown_roll", f"no roll {roll_id!r}")
-        camera = json.loads(roll.final_faces_json or roll.faces_json) or None
-        matches, detail = compare(camera_call(roll), camera, call)
+        status, camera, reviewed = _decided(roll)
+        matches, detail = compare(status, camera, call, reviewed)
         row = DealerCall(roll_id=roll_id, table_id=roll.table_id,
                          call_json=audit.canonical(call), matches=matches, detail=detail,
+                         original_matches=matches, original_detail=detail,
                          caller=who, created_at=now())
         session.add(row)
         session.flush()
@@ -66,17 +106,20 @@ def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> d
     if not matches:
         MISMATCHES.inc()
     return {"id": row.id, "roll_id": roll_id, "table_id": row.table_id, "matches": matches,
-            "detail": detail, "camera_faces": camera, "created_at": row.created_at}
+            "detail": detail, "original_matches": matches, "original_detail": detail,
+            "camera_faces": camera, "created_at": row.created_at}
 
 
 def alerts(db: Database, table_id: str | None, limit: int) -> list[dict]:
-    """Dealer calls that disagreed with the camera, newest first."""
+    """Dealer calls that disagree with the roll as decided, newest first."""
     stmt = select(DealerCall).where(DealerCall.matches.is_(False))
     if table_id:
         stmt = stmt.where(DealerCall.table_id == table_id)
     with db.read() as session:
         rows = session.scalars(stmt.order_by(DealerCall.id.desc()).limit(limit)).all()
     return [{"id": r.id, "roll_id": r.roll_id, "table_id": r.table_id, "matches": r.matches,
-             "detail": r.detail, "camera_faces": None, "created_at": r.created_at}
+             "detail": r.detail, "original_matches": r.original_matches,
+             "original_detail": r.original_detail, "camera_faces": None,
+             "created_at": r.created_at}
             for r in rows]
 

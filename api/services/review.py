@@ -6,7 +6,8 @@ decided in the order they arrived, which is the order the dice were thrown: a la
 decided first would settle against a table that has not yet seen the earlier throw (a
 seven-out paid as a come-out 7). Rolls queued behind it settle afterwards, in arrival
 order, up to the next held roll. A roll that already settled can be corrected or voided
-while it is still the table's latest change (correct.py).
+while it is still the table's latest change (correct.py). Either way the roll's dealer
+calls are then compared with the decision (dealer.recheck).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..errors import ApiError
 from ..games.errors import RollRefused
 from ..metrics import Tally
 from .correct import correct_settled, void_settled
+from .dealer import recheck
 from .settle import drain, roll_view, settle_roll
 from .state import load_state, locked_table, now, remember
 
@@ -56,6 +58,9 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
         else:
             state = _decide_held(session, table, roll, action, faces, note, who, events,
                                  tally)
+        # The dealer is judged by the decided faces, in this transaction: a call left
+        # compared with the camera's superseded read would show a right call as a mismatch.
+        recheck(session, roll, events)
         session.flush()
         audit.append(session, events)
         view = roll_view(roll)

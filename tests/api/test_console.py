@@ -148,7 +148,12 @@ def test_a_dealer_call_mismatch_on_a_settled_roll_is_corrected_through_the_engin
         assert verify(session).ok
         kinds = [e.kind for e in session.query(Event).filter(Event.table_id == table)
                  .order_by(Event.id)]
-    assert kinds[-3:] == ["correction", "settlement", "alert_action"]
+    # The dealer's 2 is compared again with the decided faces, in the review's transaction.
+    assert kinds[-4:] == ["correction", "settlement", "dealer_call_rechecked", "alert_action"]
+    [done] = hl.client.get("/console/api/alerts", params={"handled": True}).json()
+    assert (done["open"], done["matches"], done["original_matches"]) == (False, True, False)
+    assert done["detail"] == "matches the review ([1, 1], total 2)"
+    assert done["original_detail"] == "dealer called 2, the camera read 7"
 
 
 def test_a_settled_roll_followed_by_another_cannot_be_corrected_from_an_alert(hl):

@@ -393,6 +393,46 @@ def test_a_correction_changes_the_settlement_and_is_in_the_audit_chain(browser, 
     ctx.close()
 
 
+def test_a_settled_roll_is_voided_from_its_alert_and_a_stale_offer_shows_the_refusal(
+        browser, live):
+    """623a.9(c): Correct and No roll are offered on a settled roll while it is the
+    table's latest change; pressed after the table moved on, the service's 409 shows."""
+    table, device = live.table("Craps 5")
+    assert live.call("POST", f"/v1/tables/{table}/wagers", "integration",
+                     json={"name": "pass", "amount": 1000, "seat": 1}).status_code == 201
+    roll = live.roll(table, device, (3, 4))
+    assert roll["status"] == "settled"
+    assert live.call("POST", f"/v1/rolls/{roll['roll_id']}/dealer-call", "integration",
+                     json={"no_roll": True}).json()["matches"] is False
+    other, device2 = live.table("Craps 6")
+    stale = live.roll(other, device2, (5, 5))
+    assert live.call("POST", f"/v1/rolls/{stale['roll_id']}/dealer-call", "integration",
+                     json={"total": 9}).json()["matches"] is False
+    ctx, page = open_console(browser, live, "surveillance")
+    page.click("button[data-tab=alerts]")
+    card = f".card.alert.dealer_call[data-roll='{roll['roll_id']}']"
+    card2 = f".card.alert.dealer_call[data-roll='{stale['roll_id']}']"
+    page.wait_for_selector(f"{card} button.void")
+    page.wait_for_selector(f"{card2} button.correct")
+    # A wager on the other table after the list was drawn: its offer is stale now.
+    assert live.call("POST", f"/v1/tables/{other}/wagers", "integration",
+                     json={"name": "field", "amount": 500, "seat": 1}).status_code == 201
+    page.fill(f"{card2} input.correct-faces", "4 5")
+    page.click(f"{card2} button.correct")
+    page.wait_for_selector(f"{card2} .refusal:has-text('Refused (superseded)')")
+    page.wait_for_selector(f"{card2} button.correct", state="detached")
+    page.evaluate("refreshAlerts()")  # a live event's redraw keeps the refusal shown
+    page.wait_for_timeout(300)
+    assert "a wager placed" in page.inner_text(f"{card2} .refusal")
+    page.click(f"{card} button.void")
+    page.wait_for_selector(card, state="detached")
+    after = live.call("GET", f"/v1/rolls/{roll['roll_id']}", "surveillance").json()
+    assert after["status"] == "no_roll" and after["review"]["action"] == "no_roll"
+    wagers = live.call("GET", f"/v1/tables/{table}/wagers", "integration").json()
+    assert [w["name"] for w in wagers] == ["pass"]  # up again for the rethrow
+    ctx.close()
+
+
 def _draw(page, box, scale) -> None:
     r = page.locator("#label-img").bounding_box()
     x0, y0, x1, y1 = (v * s for v, s in zip(box, (scale[0], scale[1]) * 2, strict=True))

@@ -3,8 +3,10 @@
 
 // drafts: faces typed into an alert's correction box, by alert, so that a refresh of the
 // list (a live event may come in while the officer types) does not lose them.
+// refusals: the service's last refusal of an action on an alert, kept across redraws so a
+// live event does not wipe it before the officer has read it.
 const S = { me: null, tab: null, tables: [], labelRoll: null, dice: [], sel: 0, es: null,
-            drafts: {} };
+            drafts: {}, refusals: {} };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs, ...kids) {
@@ -99,7 +101,9 @@ function listen() {
   };
   for (const k of ["roll", "settlement", "no_roll", "labels_saved"])
     S.es.addEventListener(k, () => refresh(false));
-  for (const k of ["review", "alert_action"]) S.es.addEventListener(k, () => refresh(true));
+  // A correction (a void settles nothing) or a dealer call compared again changes alerts.
+  for (const k of ["review", "correction", "dealer_call_rechecked", "alert_action"])
+    S.es.addEventListener(k, () => refresh(true));
   S.es.addEventListener("dealer_call_mismatch", (m) => {
     const d = JSON.parse(m.data); toast(`Dealer call mismatch: ${d.data.detail}`); refresh(true); });
   S.es.addEventListener("needs_review", (m) => {
@@ -169,8 +173,7 @@ async function refreshAlerts() {
   const list = await api("GET", `/console/api/alerts?handled=${$("alerts-handled").checked}`);
   if (!S.fairAt || Date.now() - S.fairAt > 60000) {  // the server recomputes once a minute
     S.fair = await api("GET", "/console/api/fairness-alerts"); S.fairAt = Date.now(); }
-  $("alert-count").textContent = S.fair.length +
-    list.filter((a) => !a.actions.length || a.roll.status === "held").length;
+  $("alert-count").textContent = S.fair.length + list.filter((a) => a.open).length;
   if (S.tab !== "alerts") return;
   // The redraw replaces the correction box the officer may be typing in: give the new box
   // the focus and the caret back, or the next keys go nowhere (the draft text is kept).
@@ -198,22 +201,31 @@ function fairCard(f) {
 $("alerts-handled").addEventListener("change", refreshAlerts);
 
 function alertCard(a) {
-  const r = a.roll, held = r.status === "held";
+  // The service offers Correct and No roll for a held roll, and for a settled one while it
+  // is the table's latest change (623a.9(c)); it decides again when one is pressed.
+  const r = a.roll, held = r.status === "held", decide = held || a.correctable;
   const input = el("input", { class: "correct-faces", placeholder: "faces e.g. 2 5", size: 10,
                               value: S.drafts[a.ref] || null,
                               on: { input: () => { S.drafts[a.ref] = input.value; } } });
-  const msg = el("span", { class: "error" });
+  const msg = el("span", { class: "error refusal", role: "alert" }, S.refusals[a.ref] || "");
   const go = async (action) => {
     const body = { action, note: "" };
     if (action === "correct") body.faces = input.value.trim().split(/[\s,]+/).map(Number);
     try { await api("POST", `/console/api/alerts/${a.kind}/${a.ref}`, body);
-      delete S.drafts[a.ref]; refreshAlerts(); }
-    catch (e) { msg.textContent = e.message; }
+      delete S.drafts[a.ref]; delete S.refusals[a.ref]; refreshAlerts(); }
+    catch (e) {
+      const why = e.status === 409 ? `Refused (${e.code}): ${e.message}` : e.message;
+      S.refusals[a.ref] = msg.textContent = why; toast(why);
+      if (e.status === 409) refreshAlerts();  // the offer was stale: redraw without it
+    }
   };
   return el("div", { class: "card alert " + a.kind, "data-ref": a.ref, "data-roll": r.roll_id },
     el("h3", {}, a.kind === "dealer_call" ? "Dealer call mismatch" : "Needs review",
        el("small", {}, ` ${a.table || a.table_id} ${fmtTime(a.at)}`)),
     el("p", {}, a.detail),
+    // A review decided other faces since the call: say what it was compared with first.
+    a.original_detail && a.original_detail !== a.detail
+      ? el("p", { class: "small original" }, `when called: ${a.original_detail}`) : null,
     el("p", {}, "camera: ", el("b", {}, r.faces.join(" ")), ` status `,
        el("span", { class: "pill " + r.status }, r.status),
        r.settlement ? ` settled ${r.final_faces.join(" ")}: paid ${cents(r.settlement.paid)}, collected ${cents(r.settlement.collected)}` : ""),
@@ -222,7 +234,7 @@ function alertCard(a) {
     el("div", { class: "actions" },
       el("button", { class: "ack", on: { click: () => go("acknowledge") } }, "Acknowledge"),
       el("button", { class: "confirm", on: { click: () => go("confirm") } }, held ? "Confirm camera" : "Camera right"),
-      held ? [input, el("button", { class: "correct", on: { click: () => go("correct") } }, "Correct faces"),
+      decide ? [input, el("button", { class: "correct", on: { click: () => go("correct") } }, "Correct faces"),
               el("button", { class: "void", on: { click: () => go("no_roll") } }, "No roll")] : null,
       msg));
 }
