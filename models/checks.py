@@ -64,35 +64,48 @@ def crops_dirs(folders: list[Path] | None) -> list[Path] | None:
     return folders
 
 
-def onnx_problem(path: Path) -> str | None:
-    """Why onnxruntime cannot open `path` as a model, or None."""
+# The input each kind of model takes (vision/reader.py's feeds): a valid ONNX file of the
+# other kind, or of neither, ended in onnxruntime's "Required inputs ... are missing".
+DETECTOR = ("detector", ("image",))
+READER = ("reader", ("crops",))
+EITHER = ("detector or reader", ("image", "crops"))
+
+
+def onnx_problem(path: Path, kind: tuple[str, tuple[str, ...]] | None = None) -> str | None:
+    """Why onnxruntime cannot open `path` as a model (of `kind`: its name and the inputs it
+    may take, one of them), or None."""
     import onnxruntime as ort
 
     if not path.is_file():
         return f"no such file: {path}"
     try:
-        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's own exception types vary by version
         return f"{path} is not an ONNX model onnxruntime can open ({str(exc).strip()})"
+    names = [i.name for i in session.get_inputs()]
+    if kind is not None and not set(names) & set(kind[1]):
+        return (f"{path} is not a {kind[0]} model: its inputs are {', '.join(names)}, a "
+                f"{kind[0]} takes {' or '.join(repr(n) for n in kind[1])}")
     return None
 
 
-def onnx_file(path: Path | None) -> Path | None:
-    """Callback: an ONNX model file; None and 'none' (no model) pass."""
-    if path is None or str(path).lower() == "none":
+def _callback(kind, none_is_no_model: bool):
+    def check(path: Path | None) -> Path | None:
+        if path is None or (none_is_no_model and str(path).lower() == "none"):
+            return path
+        problem = onnx_problem(path, kind)
+        if problem:
+            raise typer.BadParameter(problem)
         return path
-    problem = onnx_problem(path)
-    if problem:
-        raise typer.BadParameter(problem)
-    return path
+    return check
 
 
-def onnx_model(path: Path | None) -> Path | None:
-    """Callback: an ONNX model file the command reads; unlike `onnx_file`, 'none' is a
-    missing file, not no model."""
-    if path is None:
-        return path
-    problem = onnx_problem(path)
-    if problem:
-        raise typer.BadParameter(problem)
-    return path
+#: Callbacks: an ONNX model file; `onnx_file`'s kind also takes 'none' (no model), where
+#: `onnx_model`'s reads it as a file name.
+onnx_file = _callback(None, True)
+onnx_model = _callback(None, False)
+detector_file = _callback(DETECTOR, True)
+reader_file = _callback(READER, True)
+model_file = _callback(EITHER, True)
+detector_model = _callback(DETECTOR, False)
+reader_model = _callback(READER, False)

@@ -12,7 +12,17 @@ from typing import Annotated
 
 import typer
 
-from dicecall.models.checks import crops_dirs, labelled_dirs, onnx_file, onnx_model, scene_dirs
+from dicecall.models.checks import (
+    crops_dirs,
+    detector_file,
+    detector_model,
+    labelled_dirs,
+    model_file,
+    onnx_model,
+    reader_file,
+    reader_model,
+    scene_dirs,
+)
 from dicecall.outpaths import writable_dir, writable_file
 
 MODELS_DIR = Path(__file__).resolve().parent
@@ -118,21 +128,21 @@ def train(
         Path | None,
         typer.Option("--mine-with", help="Detector ONNX whose false peaks are the reader's "
                      "negatives (default: the committed detector); 'none' for no negatives.",
-                     callback=onnx_file),
+                     callback=detector_file),
     ] = None,
     screen_with: Annotated[
         Path | None,
         typer.Option("--screen-with", help="Reader ONNX whose confident, pip-agreeing reads of "
                      "mined places keep them out of the negatives (default: the committed "
                      "reader; models/reader.md names the one each committed reader used).",
-                     callback=onnx_file),
+                     callback=reader_file),
     ] = None,
     init: Annotated[
         Path | None,
         typer.Option("--init", help="--stage margin, flags or faces: the reader ONNX it trains on "
                      "(default: the committed reader.onnx); --stage reader: a reader ONNX to "
                      "fine-tune whole instead of training from the seed; --stage detector: "
-                     "a detector ONNX to fine-tune.", callback=onnx_file),
+                     "a detector ONNX to fine-tune.", callback=model_file),
     ] = None,
     synth_per_real: Annotated[
         float, typer.Option("--synth-per-real", help="Synthetic samples per real one in an epoch, "
@@ -275,10 +285,10 @@ def quantize(
     calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.",
                                               callback=labelled_dirs)],
     model: Annotated[Path, typer.Option("--model", help="FP32 detector or reader ONNX.",
-                                        callback=onnx_file)] = MODELS_DIR / "reader.onnx",
+                                        callback=model_file)] = MODELS_DIR / "reader.onnx",
     detector: Annotated[Path, typer.Option(
         "--detector", help="Detector whose false peaks join the calibration crops.",
-        callback=onnx_file)] = MODELS_DIR / "detector.onnx",
+        callback=detector_file)] = MODELS_DIR / "detector.onnx",
     out: Annotated[Path, typer.Option("--out", help="INT8 file to write.",
                                       callback=writable_file)] = (
         MODELS_DIR / "reader.int8.onnx"),
@@ -299,9 +309,9 @@ def evaluate(
         list[Path] | None, typer.Option("--crops", help="Single-die crop folders {1..6}/.",
                                         callback=crops_dirs)
     ] = None,
-    detector: Annotated[Path, typer.Option("--detector", callback=onnx_model)] = (
+    detector: Annotated[Path, typer.Option("--detector", callback=detector_model)] = (
         MODELS_DIR / "detector.onnx"),
-    reader: Annotated[Path, typer.Option("--reader", callback=onnx_model)] = (
+    reader: Annotated[Path, typer.Option("--reader", callback=reader_model)] = (
         MODELS_DIR / "reader.onnx"),
     threshold: Annotated[
         float | None, typer.Option("--threshold", help="Detector peak threshold "
@@ -355,12 +365,12 @@ def evaluate(
 def sweep(
     data: Annotated[list[Path], typer.Option("--data", help="Folders to sweep on; repeat.",
                                              callback=labelled_dirs)],
-    detector: Annotated[Path, typer.Option("--detector", callback=onnx_model)] = (
+    detector: Annotated[Path, typer.Option("--detector", callback=detector_model)] = (
         MODELS_DIR / "detector.onnx"),
     reader: Annotated[
         Path | None,
         typer.Option("--reader", help="Also sweep this reader's die-or-not threshold.",
-                     callback=onnx_model),
+                     callback=reader_model),
     ] = None,
     views: Annotated[
         int | None, typer.Option("--views", min=1, max=8, help="Turned views of each crop, "
@@ -396,9 +406,9 @@ def bench(
         Path, typer.Option("--peer", help="Peer model, e.g. yolo11n-320-untrained.onnx.",
                            callback=onnx_model)
     ],
-    detector: Annotated[Path, typer.Option("--detector", callback=onnx_model)] = (
+    detector: Annotated[Path, typer.Option("--detector", callback=detector_model)] = (
         MODELS_DIR / "detector.onnx"),
-    reader: Annotated[Path, typer.Option("--reader", callback=onnx_model)] = (
+    reader: Annotated[Path, typer.Option("--reader", callback=reader_model)] = (
         MODELS_DIR / "reader.onnx"),
     runs: Annotated[int, typer.Option("--runs")] = 200,
     dice: Annotated[int, typer.Option("--dice", help="Crops per reader call.")] = 2,
@@ -444,7 +454,7 @@ def rebox(
         "--detector", help="the boxes of this detector file instead of a committed one: a "
                            "candidate whose boxes the flags are to be fine-tuned behind "
                            "before it can replace detector.onnx (models/detector.md, "
-                           "session 34)", callback=onnx_file)] = None,
+                           "session 34)", callback=detector_file)] = None,
 ) -> None:
     """Copies scene folders with each die's box replaced by the runtime detector's (or the
     `--detector` candidate's), so the flags train on crops cut where the runtime will cut

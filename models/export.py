@@ -181,9 +181,10 @@ def export_all(run: Path, out: Path, calib: list[Path], checkpoint: str = "best"
     # Every input read before the first file is written: a bad one leaves `out` as it was.
     states = {stage: _checkpoint(run / stage / name) for stage in stages}
     if stages == ["reader"] and (out / "detector.onnx").is_file():
-        from dicecall.models.checks import onnx_problem
+        from dicecall.models.checks import DETECTOR, onnx_problem
 
-        problem = onnx_problem(out / "detector.onnx")  # the reader is calibrated behind it
+        # the reader is calibrated behind it
+        problem = onnx_problem(out / "detector.onnx", DETECTOR)
         if problem:
             raise ValueError(problem)
     samples = [s for d in calib for s in load_folder(d)]

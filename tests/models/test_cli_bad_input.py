@@ -15,6 +15,8 @@ from dicecall.cli import app
 
 FRAMES = Path(__file__).parents[2] / "tests" / "data" / "frames"
 DETECTOR = Path(__file__).parents[2] / "models" / "detector.onnx"
+READER = Path(__file__).parents[2] / "models" / "reader.onnx"
+PEER = Path(__file__).parents[3] / "shared" / "peers" / "yolo11n-320-untrained.onnx"
 
 # {f}: a path under a regular file; {a}: the regular file; {d}: an existing folder.
 OUT_PATHS = [
@@ -60,6 +62,19 @@ BAD_INPUT = [
     ("bench --peer {nope}.onnx", "--peer", "no such file"),
     ("bench --peer {det} --detector {bad}", "--detector", "not an ONNX"),
     ("bench --peer {det} --reader {bad}", "--reader", "not an ONNX"),
+    # A model of the other kind: onnxruntime's "Required inputs ... are missing" after the
+    # work began, once.
+    ("evaluate --data {data} --detector {rdr}", "--detector", "not a detector model"),
+    ("evaluate --data {data} --reader {det}", "--reader", "not a reader model"),
+    ("sweep --data {data} --reader {det}", "--reader", "not a reader model"),
+    ("bench --peer {det} --detector {rdr}", "--detector", "not a detector model"),
+    ("quantize --calib {data} --detector {rdr} --out {out}/q.onnx", "--detector",
+     "not a detector model"),
+    ("train --data {data} --mine-with {rdr} --out {out}", "--mine-with",
+     "not a detector model"),
+    ("train --data {data} --screen-with {det} --out {out}", "--screen-with",
+     "not a reader model"),
+    ("rebox --data {data} --detector {rdr} --out {out}", "--detector", "not a detector model"),
 ]
 
 
@@ -74,7 +89,7 @@ def paths(tmp_path) -> dict[str, Path]:
     (tmp_path / "run" / "detector").mkdir(parents=True)
     (tmp_path / "run" / "detector" / "best.pt").write_bytes(b"not a checkpoint")
     return {"f": tmp_path / "afile" / "sub", "a": tmp_path / "afile", "d": tmp_path / "adir",
-            "data": FRAMES, "run": tmp_path / "run", "det": DETECTOR,
+            "data": FRAMES, "run": tmp_path / "run", "det": DETECTOR, "rdr": READER,
             "empty": tmp_path / "empty", "nope": tmp_path / "nope",
             "noimages": tmp_path / "noimages", "bad": tmp_path / "bad.onnx",
             "out": tmp_path / "out"}
@@ -133,3 +148,12 @@ def test_export_refuses_a_bad_checkpoint_or_detector_and_writes_nothing(paths, t
     out, text = _invoke(f"export --run {run} --calib {{data}} --out {{out}}", paths)
     assert out.exit_code == 2 and "detector.onnx is not an ONNX model" in text, text
     assert sorted(p.name for p in paths["out"].iterdir()) == ["detector.onnx"]
+
+
+@pytest.mark.skipif(not PEER.is_file(), reason="../shared/peers is not beside the repository")
+def test_quantize_refuses_a_model_that_is_neither_detector_nor_reader(paths):
+    paths["peer"] = PEER
+    out, text = _invoke("quantize --calib {data} --model {peer} --out {out}/q.onnx", paths)
+    assert out.exit_code == 2 and "--model" in text, (out.output, out.exception)
+    assert "not a detector or reader model" in text and "'image' or 'crops'" in text, text
+    assert not (paths["out"] / "q.onnx").exists()
