@@ -20,7 +20,8 @@ from ..errors import ApiError
 from ..events import Broker
 from ..metrics import INTAKE_LATENCY, INTAKES
 from ..schemas.common import UUID_PATTERN, errors
-from ..schemas.rolls import ReviewIn, RollIn, RollOut
+from ..schemas.rolls import ReviewIn, RollDetailOut, RollIn, RollOut
+from ..services import dealer as dealer_svc
 from ..services import review as review_svc
 from ..services import rolls as svc
 from ..services.intake_writer import writer_for
@@ -133,12 +134,15 @@ def _roll(db, roll_id: str) -> dict:
         row = session.get(Roll, roll_id)
         if row is None:
             raise ApiError(404, "unknown_roll", f"no roll {roll_id!r}")
-        return roll_view(row)
+        # Read in the same transaction: the calls match the roll as shown.
+        return {**roll_view(row), "dealer_calls": dealer_svc.calls_of(session, row.roll_id)}
 
 
-@router.get("/rolls/{roll_id}", response_model=RollOut, responses=errors(401, 403, 404, 422))
+@router.get("/rolls/{roll_id}", response_model=RollDetailOut,
+            responses=errors(401, 403, 404, 422))
 async def get_roll(roll_id: RollId, db: DbDep, _: Reader) -> dict:
-    """One roll as it stands now: status, settlement per wager, review."""
+    """One roll as it stands now: status, settlement per wager, review, and the dealer's
+    calls of it (each compared with the roll as decided and with the camera's first read)."""
     return await run_in_threadpool(_roll, db, roll_id)
 
 

@@ -171,3 +171,13 @@ class DealerCallOut(Out):
     original_detail: str | None = None
     camera_faces: list[int] | None
     created_at: float
+
+
+class RollDetailOut(RollOut):
+    """One roll (`GET /v1/rolls/{roll_id}`) with the dealer's calls of it."""
+
+    dealer_calls: list[DealerCallOut] = Field(
+        default_factory=list, description="The dealer's calls of this roll in the order "
+        "they were made, each compared with the roll as decided (`matches`, `detail`) and "
+        "as the camera read it when the call came in (`original_*`); `camera_faces` is "
+        "null (see the roll's `faces` and `final_faces`).")

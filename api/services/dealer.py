@@ -117,9 +117,21 @@ def alerts(db: Database, table_id: str | None, limit: int) -> list[dict]:
         stmt = stmt.where(DealerCall.table_id == table_id)
     with db.read() as session:
         rows = session.scalars(stmt.order_by(DealerCall.id.desc()).limit(limit)).all()
-    return [{"id": r.id, "roll_id": r.roll_id, "table_id": r.table_id, "matches": r.matches,
-             "detail": r.detail, "original_matches": r.original_matches,
-             "original_detail": r.original_detail, "camera_faces": None,
-             "created_at": r.created_at}
-            for r in rows]
+    return [_view(r) for r in rows]
+
+
+def calls_of(session: Session, roll_id: str) -> list[dict]:
+    """The dealer calls of one roll in the order they were made (the roll's detail)."""
+    rows = session.scalars(select(DealerCall).where(DealerCall.roll_id == roll_id)
+                           .order_by(DealerCall.id)).all()
+    return [_view(r) for r in rows]
+
+
+def _view(row: DealerCall) -> dict:
+    """A stored call as `DealerCallOut`: the camera's faces at the time are not kept."""
+    return {"id": row.id, "roll_id": row.roll_id, "table_id": row.table_id,
+            "matches": row.matches, "detail": row.detail,
+            "original_matches": row.original_matches,
+            "original_detail": row.original_detail, "camera_faces": None,
+            "created_at": row.created_at}
 
