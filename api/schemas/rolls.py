@@ -169,6 +169,8 @@ class DealerCallOut(Out):
     original_matches: bool | None = Field(None, description="Against the camera's read "
                                           "when the call came in (null: not kept).")
     original_detail: str | None = None
+    call: dict | None = Field(None, description="What the dealer announced, as posted: "
+                              "faces, total or no_roll, and the dealer's name.")
     camera_faces: list[int] | None
     created_at: float
 

@@ -1,8 +1,9 @@
 """A roll's detail lists the dealer's calls of it, on both backends.
 
-Surveillance reads on the roll what each call was compared with: the roll as decided now
-(`matches`, `detail`, which follow a later review) and the camera's read when the call came
-in (`original_matches`, `original_detail`). Only the single-roll detail carries them.
+Surveillance reads on the roll what the dealer announced (`call`) and what it was compared
+with: the roll as decided now (`matches`, `detail`, which follow a later review) and the
+camera's read when the call came in (`original_matches`, `original_detail`). Only the
+single-roll detail carries them.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def test_a_matching_call_is_shown_on_the_roll(hb):
                              True, "matches the camera ([3, 4], total 7)")
     assert (shown["roll_id"], shown["table_id"], shown["created_at"]) == (
         roll["roll_id"], table, call["created_at"])
+    # What the dealer announced, as the call's own response gave it.
+    assert shown["call"]["total"] == 7 and shown["call"] == call["call"]
 
 
 def test_a_mismatching_call_is_shown_on_the_roll_only(hb):
@@ -61,3 +64,5 @@ def test_after_a_correction_the_roll_shows_the_flipped_calls_in_order(hb):
          False, "dealer called 2, the camera read 7"),
         (right["id"], False, "dealer called faces [3, 4], the review decided [1, 1]",
          True, "matches the camera ([3, 4], total 7)")]
+    assert [(c["call"].get("total"), c["call"].get("faces")) for c in shown] == [
+        (2, None), (None, [3, 4])]
