@@ -77,7 +77,6 @@ def staging(folder: Path) -> Iterator[Path]:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-
 def replace_together(moves: list[tuple[Path, Path]], spare: Path) -> None:
     """Moves each staged file onto its target (`os.replace`, same file system). The files
     they replace wait in `spare` until every move is done; if one fails, the moves already

@@ -100,9 +100,8 @@ def _callback(kind, none_is_no_model: bool):
     return check
 
 
-#: Callbacks: an ONNX model file; `onnx_file`'s kind also takes 'none' (no model), where
-#: `onnx_model`'s reads it as a file name.
-onnx_file = _callback(None, True)
+#: Callbacks: an ONNX model file (of a kind, where named); the *_file ones also take 'none'
+#: (no model), where the *_model ones read it as a file name.
 onnx_model = _callback(None, False)
 detector_file = _callback(DETECTOR, True)
 reader_file = _callback(READER, True)
