@@ -8,11 +8,13 @@ every frame of a shift is read under the same colour and brightness.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from dicecall.vision.config import STRICT
+from dicecall.vision.config import FROM_ARRAY, STRICT
 
 from . import CalibrationError
 
@@ -29,8 +31,8 @@ class CameraControls(BaseModel):
 
     AeEnable: bool = Field(False, description="auto exposure off: the values below hold")
     AwbEnable: bool = Field(False, description="auto white balance off: ColourGains hold")
-    ColourGains: tuple[float, float] = Field(description="(red, blue) gains relative to "
-                                                         "green, each in (0, 32]")
+    ColourGains: Annotated[tuple[float, float], FROM_ARRAY] = Field(
+        description="(red, blue) gains relative to green, each in (0, 32]")
     AnalogueGain: float = Field(ge=1.0, le=64.0, description="sensor analogue gain")
     ExposureTime: int = Field(ge=1, le=10_000_000, description="exposure time, microseconds")
 
@@ -49,8 +51,10 @@ class ExposureResult(BaseModel):
     model_config = STRICT
 
     controls: CameraControls = Field(description="what to set on the camera")
-    region: tuple[int, int, int, int] = Field(description="grey patch (x, y, w, h), pixels")
-    mean_linear_bgr: tuple[float, float, float] = Field(description="patch mean, linear 0-1")
+    region: Annotated[tuple[int, int, int, int], FROM_ARRAY] = Field(
+        description="grey patch (x, y, w, h), pixels")
+    mean_linear_bgr: Annotated[tuple[float, float, float], FROM_ARRAY] = Field(
+        description="patch mean, linear 0-1")
     exposure_scale: float = Field(gt=0, description="total exposure change to reach 18 %")
     limited: bool = Field(description="True when the gain limit kept the patch below 18 %")
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from dicecall.vision.config import STRICT
+from dicecall.vision.config import FROM_ARRAY, STRICT
 
 from . import CalibrationError
 from .targets import ARUCO_DICTS
 
-Point = tuple[float, float]
+Point = Annotated[tuple[float, float], FROM_ARRAY]  # [x, y] in a file
 
 
 class Marker(BaseModel):

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from dicecall.api.schemas.common import UUID_PATTERN
+from dicecall.vision.config import FROM_ARRAY
 from dicecall.vision.profiles import GAMES
 
 
@@ -31,13 +32,17 @@ class ConfigError(ValueError):
 
 class _Strict(BaseModel):
     # strict: "4" is not an int nor "yes" a bool (YAML gives both natively, so a quoted one is
-    # a mistake); no inf or nan, which no bound catches. Paths and sizes stay lax: YAML gives
-    # a path as a string and a size as a list.
+    # a mistake); no inf or nan, which no bound catches. Paths stay lax, as YAML gives a path
+    # as a string; a size is a list in YAML, taken as a tuple of strict ints (FROM_ARRAY).
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 def _lax(*args, **kwargs):
     return Field(*args, strict=False, **kwargs)
+
+
+# (w, h): [1920, 1080] in YAML. Not lax: a lax tuple takes a set (`!!set`), in no order.
+Size = Annotated[tuple[int, int], FROM_ARRAY]
 
 
 def _even_size(size: tuple[int, int], name: str) -> tuple[int, int]:
@@ -77,10 +82,9 @@ class OpenCVSource(_Strict):
 class Picamera2Source(_Strict):
     kind: Literal["picamera2"]
     camera: int = Field(0, ge=0, le=8, description="camera number")
-    main_size: tuple[int, int] = _lax((1920, 1080), description="reading stream (w, h), "
-                                      "even")
-    lores_size: tuple[int, int] = _lax((320, 240), description="motion stream (w, h), "
-                                       "YUV420, even, not larger than main")
+    main_size: Size = Field((1920, 1080), description="reading stream (w, h), even")
+    lores_size: Size = Field((320, 240), description="motion stream (w, h), YUV420, even, "
+                                                     "not larger than main")
     fps: float = Field(30.0, gt=0, le=120, description="frame rate")
     lens_position: float | None = Field(None, ge=0, le=32,
                                         description="manual focus in dioptres; None = fixed "

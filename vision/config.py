@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
@@ -17,6 +19,24 @@ STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=Fals
 def lax(*args, **kwargs):
     """A field validated laxly: files and command lines give a path as a string."""
     return Field(*args, strict=False, **kwargs)
+
+
+def _array_as_tuple(value: Any) -> Any:
+    # A file can spell a tuple only as an array. Strict pydantic takes an array for a tuple
+    # in JSON mode (model_validate_json) but refuses a list in python mode, which is how
+    # YAML (yaml.safe_load), json.load and model_dump(mode="json") hand data over; a lax
+    # tuple would take a set too, in no order. So a list is the tuple it spells, its items
+    # still checked strictly ("640" or 640.0 for an int refused), and nothing else is one.
+    if isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, tuple):
+        return value
+    raise PydanticCustomError("tuple_type", "Input should be a list, written [a, b, ...] "
+                              "in a file (got {kind})", {"kind": type(value).__name__})
+
+
+# `Annotated[tuple[...], FROM_ARRAY]`: a strict tuple field that files can write.
+FROM_ARRAY = BeforeValidator(_array_as_tuple)
 
 
 class ReaderConfig(BaseModel):

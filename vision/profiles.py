@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .config import FROM_ARRAY
+
+# (x, y) in frame pixels; a list in a file (vision/config.py FROM_ARRAY).
+Point = Annotated[tuple[float, float], FROM_ARRAY]
 
 GAMES = ("craps", "mini-craps", "props-and-hops", "high-roll-dice", "high-roll-dice-6")
 
@@ -83,10 +89,10 @@ class Zones(BaseModel):
     # message names the zone.
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    play: list[tuple[float, float]] = Field(min_length=3, description="play area polygon, px")
-    no_roll: dict[str, list[tuple[float, float]]] = Field(
+    play: list[Point] = Field(min_length=3, description="play area polygon, px")
+    no_roll: dict[str, list[Point]] = Field(
         default_factory=dict, description="name -> polygon where a die may be called no roll")
-    held: list[tuple[float, float]] | None = Field(
+    held: list[Point] | None = Field(
         None, description="High Roll: where the matched dice are held during the Extra Roll")
     # A die can only rest tilted or raised on something: a die, or the wall at the floor's
     # edge. That tells only when `play` is that edge, as calibration draws it (the floor at

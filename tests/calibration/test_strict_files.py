@@ -64,6 +64,8 @@ def _with(base: dict, **change) -> dict:
 def test_a_quoted_number_or_bool_in_a_calibration_file_is_refused(model, data, field):
     with pytest.raises(ValidationError, match=field):
         model.model_validate_json(json.dumps(data))
+    with pytest.raises(ValidationError, match=field):  # as yaml.safe_load or json.load give it
+        model.model_validate(json.loads(json.dumps(data)))
 
 
 def test_a_nan_vertex_still_reaches_the_zones_own_check():
@@ -92,3 +94,47 @@ def test_what_calibration_computes_still_validates_and_round_trips(tmp_path):
     assert ExposureResult.model_validate_json(result.model_dump_json()) == result
     table = load_table(next((ROOT / "dicecall" / "demo" / "data").glob("*/zones.json")))
     assert TableCalibration.model_validate_json(table.model_dump_json()) == table
+
+
+@pytest.mark.parametrize(("model", "data", "message"), [
+    (ExposureResult, _with(RESULT, region=[1, 2, 30.0, 40]), r"region\.2\n  Input should be "
+                                                            "a valid integer"),
+    (ExposureResult, _with(RESULT, region="1,2,30,40"), r"region\n  Input should be a list"),
+    (ExposureResult, _with(RESULT, mean_linear_bgr=[0.1, 0.1]), r"mean_linear_bgr\.2\n  "
+                                                                "Field required"),
+    (CameraControls, _with(CONTROLS, ColourGains=[1.2, 1.5, 1.0]), "ColourGains\n  Tuple "
+                                                                  "should have at most 2"),
+    (ZoneSpec, _with(PLAY, polygon_mm=[[0, 0], [600, 0], {600, 300}]),
+     r"polygon_mm\.2\n  Input should be a list, written \[a, b, \.\.\.\] in a file"),
+])
+def test_a_pair_or_region_of_the_wrong_shape_is_refused_naming_it(model, data, message):
+    with pytest.raises(ValidationError, match=message):
+        model.model_validate(data)
+    if "{" not in repr(data):  # JSON has no sets
+        with pytest.raises(ValidationError, match=message):
+            model.model_validate_json(json.dumps(data))
+
+
+def test_the_shipped_files_load_however_they_are_read():
+    """As plain data (yaml.safe_load, json.load: vertices as lists) the same as through
+    `load_json`; a strict tuple took a list only in JSON mode."""
+    import yaml
+
+    examples = ROOT / "calibration" / "examples"
+    for name in ("zones-craps.json", "zones-shaker.json"):
+        text = (examples / name).read_text()
+        zones = ZonesFile.model_validate_json(text)
+        assert ZonesFile.model_validate(json.loads(text)) == zones
+        assert ZonesFile.model_validate(yaml.safe_load(text)) == zones
+        assert zones.zones[0].polygon_mm[0] == tuple(json.loads(text)["zones"][0]
+                                                     ["polygon_mm"][0])
+    for path in sorted((ROOT / "dicecall" / "demo" / "data").glob("*/zones.json")):
+        table = load_table(path)
+        assert TableCalibration.model_validate(json.loads(path.read_text())) == table
+        assert TableCalibration.model_validate(table.model_dump(mode="json")) == table
+
+
+def test_an_exposure_result_read_as_plain_data_loads():
+    result = ExposureResult.model_validate(json.loads(json.dumps(RESULT)))
+    assert result.region == (1, 2, 30, 40) and result.controls.ColourGains == (1.2, 1.5)
+    assert ExposureResult.model_validate(result.model_dump(mode="json")) == result

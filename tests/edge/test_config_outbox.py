@@ -84,6 +84,22 @@ PICAM = "source: {kind: picamera2, main_size: [640, 480], lores_size: [320, 240]
      "settle.frames: Input should be a valid integer"),
     (("outbox: {path: var/outbox.db}", "outbox: {path: var/outbox.db, send_jpeg: 'off'}"),
      "outbox.send_jpeg: Input should be a valid boolean"),
+    # A size is a list of YAML's own whole numbers: its items stay strict though a list
+    # stands for the tuple, and nothing but a list is one (a set has no order).
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("640, 480", "'640', 480")),
+     r"source\.picamera2\.main_size\.0: Input should be a valid integer"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("640, 480", "640.0, 480")),
+     r"source\.picamera2\.main_size\.0: Input should be a valid integer"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("640, 480", "true, 480")),
+     r"source\.picamera2\.main_size\.0: Input should be a valid integer"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("640, 480", "640, 480, 3")),
+     r"source\.picamera2\.main_size: Tuple should have at most 2 items"),
+    (("source: {kind: replay, path: frames, speed: 0}", PICAM.replace("[640, 480]", "640x480")),
+     r"source\.picamera2\.main_size: Input should be a list, written \[a, b, \.\.\.\] in a "
+     r"file \(got str\)"),
+    (("source: {kind: replay, path: frames, speed: 0}",
+      PICAM.replace("[320, 240]", "!!set {320: null, 240: null}")),
+     r"source\.picamera2\.lores_size: Input should be a list, written .* \(got set\)"),
 ])
 def test_values_the_edge_cannot_run_with_are_refused_at_check_time(tmp_path, edit, message):
     path = tmp_path / "table.yaml"
@@ -142,6 +158,7 @@ def test_the_documented_example_is_a_valid_configuration():
     example = Path(__file__).parents[2] / "docs" / "edge-table.example.yaml"
     cfg = load_config(example)
     assert cfg.source.kind == "picamera2" and cfg.source.lores_size == (320, 240)
+    assert cfg.source.main_size == (1920, 1080)  # [1920, 1080] in the file
 
 
 def test_a_nearly_full_filesystem_alarms_and_refuses_jpegs(tmp_path, monkeypatch):
