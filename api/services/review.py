@@ -61,7 +61,7 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
                                  tally)
         # The dealer is judged by the decided faces, in this transaction: a call left
         # compared with the camera's superseded read would show a right call as a mismatch.
-        recheck(session, roll, events)
+        recheck(session, roll, events, tally)
         session.flush()
         audit.append(session, events)
         view = roll_view(roll)
