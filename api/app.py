@@ -19,7 +19,7 @@ from .db.migrate import upgrade
 from .db.session import Database
 from .events import Broker
 from .fastpath import RollFastPath
-from .middleware import BodyLimit
+from .middleware import BodyLimit, NoSniff
 from .routes import console, device, dice_sets, fairness, health, labels, openapi, v1_router
 from .settings import Settings, get_settings
 
@@ -75,6 +75,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None) -> 
     app.state.server_key = None
     app.add_middleware(RollFastPath)  # inside BodyLimit: the limit applies to it too
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(NoSniff)  # outermost: marks every response, the two above included
     errors.install(app)
     app.include_router(health.router)
     app.include_router(v1_router())

@@ -16,8 +16,11 @@ CORRECTIONS = Counter("dicecall_settlement_corrections_total",
 INTAKE_LATENCY = Histogram(
     "dicecall_roll_intake_seconds", "Time to verify, store and settle one posted roll",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
+# A call counts when made, if it disagrees with the camera, and again each time a review
+# turns it from a match into a mismatch (services/dealer.recheck).
 MISMATCHES = Counter("dicecall_dealer_call_mismatches_total",
-                     "Dealer calls that disagree with the camera")
+                     "Dealer calls found to disagree with the roll (the camera's read, or a "
+                     "review's decision)")
 SEQUENCE = Counter("dicecall_sequence_anomalies_total",
                    "Device sequence gaps and reordered rolls", ["kind"])
 AUTH_FAILURES = Counter("dicecall_auth_failures_total", "Refused credentials", ["code"])

@@ -7,8 +7,10 @@ A roll that already settled (typically a dealer-call mismatch where the camera w
 can be corrected or voided while it is still the table's latest change: the same review
 puts the table back to the state it settled against and re-settles it or settles nothing
 (services/correct.py); after a later roll or wager it is refused 409 `superseded` and the
-person handles it at the table. A roll neither held nor settled (already a no roll) cannot
-be corrected or voided (409 `already_settled`); confirm and acknowledge are recorded.
+person handles it at the table. A roll a review voided after it settled cannot be corrected
+or voided again (409 `roll_voided`: the dice were rethrown); any other roll neither held nor
+settled (the camera's no roll) cannot be either (409 `already_settled`); confirm and
+acknowledge are recorded.
 Every action is stored (`alert_actions`) and appended to the audit chain as `alert_action`.
 """
 
@@ -20,10 +22,11 @@ from sqlalchemy import select
 
 from .. import audit
 from ..db.console_models import AlertAction
-from ..db.models import DealerCall, Roll
+from ..db.models import DealerCall, Roll, Table
 from ..db.session import Database
 from ..errors import ApiError
 from ..services import review as review_svc
+from ..services.correct import voided_refusal
 from ..services.state import now
 from .queries import console_roll
 
@@ -55,7 +58,8 @@ def act(db: Database, kind: str, ref: str, action: str, faces: list[int] | None,
 
     Raises:
         ApiError: 404 unknown alert; 409 correcting or voiding a roll that is not held
-            and no longer (or never was) the table's latest settled change; 422 when the
+            and no longer (or never was) the table's latest settled change (`roll_voided`
+            when a review voided it after it settled); 422 when the
             engine refuses the corrected faces (nothing changes).
     """
     if kind not in KINDS or action not in ACTIONS:
@@ -66,11 +70,15 @@ def act(db: Database, kind: str, ref: str, action: str, faces: list[int] | None,
                        "then")
     roll_id, table_id = _target(db, kind, ref)
     with db.read() as session:
-        status = session.get(Roll, roll_id).status
+        roll = session.get(Roll, roll_id)
+        status = roll.status
+        voided = voided_refusal(roll, session.get(Table, table_id).game, action)
     view = None
     if (action != "acknowledge" and status == "held") or (action in ("correct", "no_roll")
                                                           and status == "settled"):
         view = review_svc.review(db, roll_id, action, faces, note, who)
+    elif action in ("correct", "no_roll") and voided is not None:
+        raise voided
     elif action in ("correct", "no_roll"):
         raise ApiError(409, "already_settled", f"roll {roll_id} is {status}: it cannot be "
                        f"{'voided' if action == 'no_roll' else 'corrected'} here; "

@@ -31,11 +31,8 @@ STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
 _FILES = {"console.js": "text/javascript", "labels.js": "text/javascript",
           "fairness.js": "text/javascript", "console.css": "text/css"}
 _SHA = re.compile(r"^[0-9a-f]{64}$")
-# Every file the service sends says its type is the one meant: an evidence frame is whatever
-# bytes a device posted after a JPEG's magic number, and a browser sniffing it as HTML or
-# script would run it in the console's origin.
-NOSNIFF = {"X-Content-Type-Options": "nosniff"}
-_HEADERS = {**NOSNIFF, "Cache-Control": "no-store", "X-Frame-Options": "DENY",
+# X-Content-Type-Options: nosniff is on every response of the service (middleware.NoSniff).
+_HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY",
             "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                        "style-src 'self' 'unsafe-inline'"}
 
@@ -72,7 +69,7 @@ def static(name: str) -> FileResponse:
     if name not in _FILES:
         raise ApiError(404, "not_found", f"no console file {name!r}")
     return FileResponse(STATIC / name, media_type=_FILES[name],
-                        headers={**NOSNIFF, "Cache-Control": "no-cache"})
+                        headers={"Cache-Control": "no-cache"})
 
 
 @router.post("/api/login")
@@ -140,8 +137,7 @@ def evidence(sha: str, settings: SettingsDep, _: Anyone) -> FileResponse:
     if path is None or not path.is_file():
         raise ApiError(404, "no_evidence", "that frame was not posted with its roll")
     return FileResponse(path, media_type="image/jpeg",
-                        headers={**NOSNIFF, "Cache-Control": "private, max-age=86400, "
-                                                             "immutable"})
+                        headers={"Cache-Control": "private, max-age=86400, immutable"})
 
 
 @router.get("/api/events")

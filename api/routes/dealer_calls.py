@@ -33,5 +33,6 @@ def dealer_call(roll_id: RollId, body: DealerCallIn, db: DbDep, broker: BrokerDe
 async def alerts(db: DbDep, _: Reader,
                  table: Annotated[str | None, Query(max_length=64)] = None,
                  limit: Annotated[int, Query(ge=1, le=500)] = 100) -> list[dict]:
-    """Dealer calls that disagreed with the camera, newest first."""
+    """Dealer calls that disagree with the roll as decided (the camera's read, or a
+    review's decision), newest first."""
     return await run_in_threadpool(svc.alerts, db, table, limit)

@@ -20,7 +20,6 @@ from ..deps import DbDep, Principal, SettingsDep, require
 from ..schemas.common import UUID_PATTERN, Out, errors
 from ..schemas.dice_sets import DiceSetOut
 from ..services.fairness_report import report, sweep
-from .console import NOSNIFF
 from .tables import TableId
 
 router = APIRouter(tags=["fairness"])
@@ -135,7 +134,7 @@ async def console_svg(table_id: str, db: DbDep, settings: SettingsDep,
                       start: Start = None, end: End = None,
                       dice_set: DiceSetQ = None) -> Response:
     out = await _run(db, settings, table_id, start, end, dice_set)
-    return Response(out["svg"], media_type="image/svg+xml", headers=NOSNIFF)
+    return Response(out["svg"], media_type="image/svg+xml")
 
 
 @router.get("/console/api/fairness/{table_id}", include_in_schema=False)

@@ -11,7 +11,6 @@ from starlette.concurrency import run_in_threadpool
 from ..console import export, labels
 from ..console.auth import Person, person
 from ..deps import BrokerDep, DbDep, SettingsDep
-from .console import NOSNIFF
 
 router = APIRouter(prefix="/console/api/labels", tags=["console"], include_in_schema=False)
 Labeler = Annotated[Person, Depends(person("labeler"))]
@@ -32,8 +31,7 @@ def export_zip(db: DbDep, settings: SettingsDep, _: Labeler) -> Response:
     data = export.zip_bytes(export.collect(db, settings.evidence_dir))
     name = time.strftime("dicecall-labels-%Y%m%d-%H%M%S.zip", time.gmtime())
     return Response(data, media_type="application/zip",
-                    headers={**NOSNIFF,
-                             "Content-Disposition": f'attachment; filename="{name}"'})
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 @router.get("/{roll_id}")

@@ -159,7 +159,8 @@ def review_roll(roll_id: RollId, body: ReviewIn, db: DbDep, broker: BrokerDep,
     `correct` and `no_roll` also apply to a settled roll while it is the table's latest
     change (no roll settled, held or queued after it, no wager or round change since): the
     table goes back to the state the roll settled against, and it settles again with the
-    corrected faces or, voided, not at all; otherwise 409 `superseded`.
+    corrected faces or, voided, not at all; otherwise 409 `superseded`. A roll voided so is
+    final: any review of it is 409 `roll_voided`.
     """
     view = review_svc.review(db, roll_id, body.action, body.faces, body.note, who.name)
     broker.notify()

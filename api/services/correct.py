@@ -65,6 +65,22 @@ def latest_change_refusal(session: Session, table: Table, roll: Roll) -> ApiErro
     return None
 
 
+def voided_refusal(roll: Roll, game: str, action: str) -> ApiError | None:
+    """409 `roll_voided` when a review voided `roll` after it settled, else None. Its throw
+    was ordered void and the dice rethrown (623a.9(c)): the decision is final, and the roll
+    is neither held nor settled, which `not_held` or `already_settled` would leave unsaid."""
+    if roll.status != "no_roll" or not roll.review_json:
+        return None
+    review = json.loads(roll.review_json)
+    if review.get("action") != "no_roll" or not review.get("after_settlement"):
+        return None
+    verb = {"correct": "corrected", "no_roll": "voided again", "confirm": "confirmed"}.get(
+        action, "reviewed")
+    return ApiError(409, "roll_voided", f"roll {roll.roll_id} was voided after it settled "
+                    f"(by {review.get('by')}) and the dice rethrown: it cannot be {verb}; "
+                    "settle the dispute at the table", CALL_SECTION[game])
+
+
 def _undo(session: Session, table: Table, roll: Roll) -> dict[str, Any]:
     """Puts the table back as it stood before the settled `roll`: its state and its round
     (the settlement opened the next one; nothing happened since, the version says so).

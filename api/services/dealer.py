@@ -5,7 +5,9 @@ A disagreement raises an alert: the call is stored with `matches = false` and a
 not overrule the settlement by itself; surveillance follows up on the alert. When a review
 then decides other faces or voids the roll (623a.9(c)), `recheck` compares each call with
 that decision in the review's transaction (`dealer_call_rechecked` on the chain), so the
-dealer is judged by the final result; the first comparison stays in `original_*`.
+dealer is judged by the final result; the first comparison stays in `original_*`. A call
+the review turns from a match into a mismatch raises the alert a fresh mismatch raises (the
+`dealer_call_mismatch` event, the counter); one it turns into a match leaves the alerts.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .. import audit
 from ..db.models import DealerCall, Roll
 from ..db.session import Database
 from ..errors import ApiError
-from ..metrics import MISMATCHES
+from ..metrics import MISMATCHES, Tally
 from .state import now
 
 
@@ -66,10 +68,12 @@ def _decided(roll: Roll) -> tuple[str, list[int] | None, bool]:
     return status, faces, reviewed
 
 
-def recheck(session: Session, roll: Roll, events: list[audit.Pending]) -> None:
+def recheck(session: Session, roll: Roll, events: list[audit.Pending], tally: Tally) -> None:
     """Compares every dealer call of `roll` again with what its review decided; a changed
     comparison is stored and chained (`dealer_call_rechecked`, the row check's latest word
-    on the call: audit_rows). Runs in the review's transaction, after it."""
+    on the call: audit_rows). A call that matched and no longer does is a new mismatch,
+    alerted and counted once (a later review that keeps it a mismatch raises nothing more).
+    Runs in the review's transaction, after it."""
     calls = session.scalars(select(DealerCall).where(DealerCall.roll_id == roll.roll_id)
                             .order_by(DealerCall.id)).all()
     status, faces, reviewed = _decided(roll)
@@ -81,6 +85,15 @@ def recheck(session: Session, roll: Roll, events: list[audit.Pending]) -> None:
             "call_id": row.id, "roll_id": roll.roll_id, "from_matches": row.matches,
             "matches": matches, "detail": detail,
             "faces": None if status == "no_roll" else faces}))
+        if row.matches and not matches:
+            # Surveillance hears of it as of a call that disagreed when made: the console's
+            # toast and the stream follow the event, the counter the disagreements.
+            events.append(audit.Pending(roll.table_id, "dealer_call_mismatch", {
+                "roll_id": roll.roll_id, "call": json.loads(row.call_json),
+                "camera_faces": None if status == "no_roll" else faces,
+                "matches": False, "detail": detail, "by": row.caller, "call_id": row.id,
+                "rechecked": True}))
+            tally.inc(MISMATCHES)
         row.matches, row.detail = matches, detail
 
 

@@ -24,7 +24,7 @@ from ..db.session import Database
 from ..errors import ApiError
 from ..games.errors import RollRefused
 from ..metrics import Tally
-from .correct import correct_settled, void_settled
+from .correct import correct_settled, void_settled, voided_refusal
 from .dealer import recheck
 from .settle import drain, roll_view, settle_roll
 from .state import load_state, locked_table, now, remember
@@ -36,8 +36,9 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
     roll's current view.
 
     Raises:
-        ApiError: 404 unknown roll; 409 when the roll is not held (or, for `correct` and
-            `no_roll`, not held nor the table's latest settled change),
+        ApiError: 404 unknown roll; 409 `roll_voided` when a review voided it after it
+            settled, else when the roll is not held (or, for `correct` and `no_roll`, not
+            held nor the table's latest settled change),
             `earlier_roll_held` when a roll of the table that arrived before it is still
             held; 422 when the engine refuses the faces (nothing changes).
     """
@@ -60,7 +61,7 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
                                  tally)
         # The dealer is judged by the decided faces, in this transaction: a call left
         # compared with the camera's superseded read would show a right call as a mismatch.
-        recheck(session, roll, events)
+        recheck(session, roll, events, tally)
         session.flush()
         audit.append(session, events)
         view = roll_view(roll)
@@ -74,6 +75,9 @@ def _decide_held(session: Session, table: Table, roll: Roll, action: str,
                  events: list[audit.Pending], tally: Tally) -> Any:
     """Settles or voids a held roll, then the rolls queued behind it; returns the state."""
     if roll.status != "held":
+        voided = voided_refusal(roll, table.game, action)
+        if voided is not None:
+            raise voided
         raise ApiError(409, "not_held", f"roll {roll.roll_id} is {roll.status}, not held for "
                        "review", "623a.9(c)")
     _refuse_if_earlier_held(session, roll)

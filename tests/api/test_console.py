@@ -368,5 +368,29 @@ def test_a_dealer_no_roll_on_a_settled_roll_voids_it_from_the_alert_623a_9_c(hl)
     assert r.json()["status"] == "no_roll" and r.json()["settlement"] is None
     assert [w["name"] for w in hl.client.get(f"/v1/tables/{table}/wagers",
                                              headers=hl.auth()).json()] == ["pass"]
-    r = hl.client.post(url, headers=headers, json={"action": "no_roll"})
-    assert r.status_code == 409 and r.json()["code"] == "already_settled"
+    # The roll is voided, not settled: surveillance is told so (623a.9(c)), whatever it
+    # tries next; acknowledging is still recorded.
+    for again in ({"action": "no_roll"}, {"action": "correct", "faces": [1, 1]}):
+        r = hl.client.post(url, headers=headers, json=again)
+        assert (r.status_code, r.json()["code"]) == (409, "roll_voided"), again
+        assert r.json()["section"] == "623a.9(c)" and "voided" in r.json()["message"]
+    assert hl.client.post(url, headers=headers,
+                          json={"action": "acknowledge"}).status_code == 200
+
+
+def test_a_camera_no_roll_is_still_already_settled_from_the_alert(hl):
+    """A roll the camera called no roll was never settled nor voided by a review: correcting
+    it from the console keeps its own refusal, `already_settled`."""
+    table = hl.table()
+    device = hl.device(table)
+    body = hl.body(1, (3, 4), verdict="no_roll")
+    assert hl.post_roll(table, device, body).json()["status"] == "no_roll"
+    r = hl.client.post(f"/v1/rolls/{body['roll_id']}/dealer-call", json={"total": 7},
+                       headers=hl.auth())
+    assert r.json()["matches"] is False
+    headers = login(hl, "surveillance")
+    [alert] = hl.client.get("/console/api/alerts").json()
+    for action in ({"action": "no_roll"}, {"action": "correct", "faces": [3, 4]}):
+        r = hl.client.post(f"/console/api/alerts/dealer_call/{alert['ref']}",
+                           headers=headers, json=action)
+        assert (r.status_code, r.json()["code"]) == (409, "already_settled"), action

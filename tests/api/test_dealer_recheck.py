@@ -92,3 +92,90 @@ def test_a_recheck_edited_back_in_the_row_is_named_by_verify(hb):
                         {"m": False, "i": call["id"]})
     problems = " | ".join(_verify(hb).problems)
     assert f"dealer call {call['id']} (roll {roll['roll_id']}): matches edited" in problems
+
+
+def _mismatches() -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value("dicecall_dealer_call_mismatches_total") or 0.0
+
+
+def _mismatch_events(hb, table: str) -> list[dict]:
+    r = hb.client.get("/v1/events", headers=hb.auth(),
+                      params={"table": table, "follow": "false",
+                              "kinds": "dealer_call_mismatch"})
+    return [json.loads(line[len("data: "):])["data"] for line in r.text.splitlines()
+            if line.startswith("data: ")]
+
+
+def _console(hb, table: str) -> tuple[list[dict], int]:
+    """The console's dealer-call alerts (handled too) and the table's open-alert count."""
+    from .test_console import login
+
+    login(hb, "surveillance")
+    alerts = [a for a in hb.client.get("/console/api/alerts", params={"handled": True}).json()
+              if a["kind"] == "dealer_call"]
+    [row] = [t for t in hb.client.get("/console/api/tables").json() if t["id"] == table]
+    return alerts, row["open_alerts"]
+
+
+def test_a_right_call_the_review_makes_wrong_raises_the_mismatch_alert_once(hb):
+    """The dealer called the camera's 7; surveillance decides the dice showed 2 (623a.9(c)):
+    the call now disagrees with the roll, and surveillance hears it as of a fresh mismatch:
+    the event (the console's toast, the stream), the counter, an open alert. A further
+    correction that leaves it wrong raises nothing more."""
+    table, _, roll = _pass_line_seven(hb)
+    call = _call(hb, roll["roll_id"], total=7, dealer="stick")
+    assert call["matches"] is True and _mismatch_events(hb, table) == []
+    before = _mismatches()
+    _review(hb, roll["roll_id"], "correct", [1, 1])
+    [event] = _mismatch_events(hb, table)
+    assert (event["call_id"], event["matches"], event["rechecked"]) == (call["id"], False,
+                                                                         True)
+    assert event["detail"] == "dealer called 7, the review decided 2"
+    assert event["call"] == call["call"] and event["call"]["dealer"] == "stick"
+    assert event["camera_faces"] == [1, 1] and event["roll_id"] == roll["roll_id"]
+    assert _mismatches() == before + 1
+    [alert] = _alerts(hb, table)
+    assert (alert["id"], alert["matches"], alert["original_matches"]) == (call["id"], False,
+                                                                          True)
+    [console], open_alerts = _console(hb, table)
+    assert (console["ref"], console["open"], open_alerts) == (str(call["id"]), True, 1)
+    # Still wrong after a second correction: rechecked (a new detail), not raised again.
+    _review(hb, roll["roll_id"], "correct", [2, 2])
+    assert len(_mismatch_events(hb, table)) == 1 and _mismatches() == before + 1
+    [alert] = _alerts(hb, table)
+    assert alert["detail"] == "dealer called 7, the review decided 4"
+    assert _verify(hb).ok
+
+
+def test_voiding_a_roll_the_dealer_called_raises_the_mismatch_alert(hb):
+    table, _, roll = _pass_line_seven(hb)
+    call = _call(hb, roll["roll_id"], faces=[3, 4])
+    before = _mismatches()
+    _review(hb, roll["roll_id"], "no_roll")
+    [event] = _mismatch_events(hb, table)
+    assert (event["call_id"], event["detail"], event["camera_faces"]) == (
+        call["id"], "the review called no roll", None)
+    assert _mismatches() == before + 1
+    assert _verify(hb).ok
+
+
+def test_a_wrong_call_the_review_makes_right_is_no_open_alert(hb):
+    """The reverse: the dealer's 2 against the camera's 7 was an open alert; the review
+    decides 2, and the call leaves /v1/alerts and the console's open alerts (shown under
+    handled with both comparisons), raising no mismatch and counting none."""
+    table, _, roll = _pass_line_seven(hb)
+    call = _call(hb, roll["roll_id"], total=2)
+    [console], open_alerts = _console(hb, table)
+    assert (console["open"], open_alerts) == (True, 1)
+    raised, before = len(_mismatch_events(hb, table)), _mismatches()
+    assert raised == 1
+    _review(hb, roll["roll_id"], "correct", [1, 1])  # the JSON API: no console action
+    assert _alerts(hb, table) == []
+    [console], open_alerts = _console(hb, table)
+    assert console["ref"] == str(call["id"]) and console["actions"] == []
+    assert (console["open"], console["matches"], console["original_matches"]) == (False, True,
+                                                                                 False)
+    assert open_alerts == 0
+    assert len(_mismatch_events(hb, table)) == raised and _mismatches() == before

@@ -85,8 +85,26 @@ def test_a_voided_roll_is_final_and_counted_as_a_correction(hb):
     assert _void(hb, roll["roll_id"]).status_code == 200
     assert _counts()[("dicecall_settlement_corrections_total", "craps")] == counts.get(
         ("dicecall_settlement_corrections_total", "craps"), 0.0) + 1
-    for r in (_void(hb, roll["roll_id"]), _correct(hb, roll["roll_id"], [1, 1])):
-        assert r.status_code == 409 and r.json()["code"] == "not_held"
+    # Voided, not merely "not held": the refusal says so and names the dispute rule.
+    confirm = hb.client.post(f"/v1/rolls/{roll['roll_id']}/review",
+                             headers=hb.auth("surveillance"), json={"action": "confirm"})
+    for r in (_void(hb, roll["roll_id"]), _correct(hb, roll["roll_id"], [1, 1]), confirm):
+        assert r.status_code == 409 and r.json()["code"] == "roll_voided"
+        assert r.json()["section"] == "623a.9(c)" and "voided" in r.json()["message"]
     with hb.db.read() as session:
         kinds = session.scalars(select(Event.kind).order_by(Event.id)).all()
     assert kinds.count("correction") == 1
+
+
+def test_a_held_roll_voided_by_its_review_keeps_not_held(hb):
+    """Only a settled roll voided is `roll_voided`: a held roll decided no roll, like a roll
+    the camera called no roll, was never settled, and a second review is `not_held`."""
+    table = hb.table()
+    device = hb.device(table)
+    held = hb.post_roll(table, device, hb.body(1, (3, 4), verdict="needs_review")).json()
+    assert _void(hb, held["roll_id"]).json()["status"] == "no_roll"
+    camera = hb.post_roll(table, device, hb.body(2, (3, 4), verdict="no_roll")).json()
+    assert camera["status"] == "no_roll"
+    for roll_id in (held["roll_id"], camera["roll_id"]):
+        r = _void(hb, roll_id)
+        assert r.status_code == 409 and r.json()["code"] == "not_held", roll_id
