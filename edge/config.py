@@ -72,6 +72,14 @@ class OpenCVSource(_Strict):
     failed_reads: int = Field(3, ge=1, le=100,
                               description="failed reads in a row that are a camera error "
                                           "(a video file ends at its first)")
+    # VideoCapture() itself can block forever too (a USB camera in a bad state, an RTSP
+    # source that never answers), with nothing logged. An RTSP open probes the stream for
+    # seconds (FFmpeg), and a camera's first frame comes slower than the next: its own bound.
+    open_timeout_s: float = Field(10.0, ge=0.5, le=300,
+                                  description="opening the source and its first frame "
+                                              "taking longer than this is a camera error "
+                                              "(retried with backoff); at least the read "
+                                              "timeout")
 
 
 class Picamera2Source(_Strict):
