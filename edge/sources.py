@@ -178,8 +178,10 @@ class OpenCVSource:
     answers can block VideoCapture() forever. A camera or stream is a CameraError (closed and
     opened again by the runner) when a read gives no answer for `capture_timeout_s` (at least
     three frame times), or fails `failed_reads` times in a row: an RTSP stream that drops one
-    packet is not worth a reopen, an unplugged camera is. Times are the capture's own
-    position for files, the monotonic clock otherwise.
+    packet is not worth a reopen, an unplugged camera is. A capture whose open or read is
+    stuck is not opened again until that call returns (edge/capture.py): a CameraError
+    each time instead, so stuck threads never pile up. Times are the capture's own position
+    for files, the monotonic clock otherwise.
     """
 
     def __init__(self, uri: int | str, width: int | None = None, height: int | None = None,
@@ -195,6 +197,8 @@ class OpenCVSource:
         self.finite = isinstance(uri, str) and Path(uri).is_file()
         self._cap: TimedCapture | None = None
         self._first = None  # the first read's (ok, image), made by open()
+        # a closed capture whose thread is still in a call: no reopen until it returns
+        self._stuck: TimedCapture | None = None
 
     def _make(self):
         cap = cv2.VideoCapture(self.uri)
@@ -209,6 +213,11 @@ class OpenCVSource:
         return cap
 
     def open(self) -> None:
+        if self._stuck is not None and self._stuck.alive:
+            raise CameraError(f"video source {self.uri!r} is not opened again until its "
+                              f"stuck {self._stuck.stuck_in} returns (its capture is "
+                              "released then)")
+        self._stuck = None
         cap = TimedCapture(str(self.uri))
         deadline = time.monotonic() + self.open_timeout_s
         what = "did not open"
@@ -261,6 +270,8 @@ class OpenCVSource:
 
     def _drop(self, cap: TimedCapture) -> None:
         cap.release()  # now, or once a call still in progress returns
+        if cap.alive:
+            self._stuck = cap
 
     def close(self) -> None:
         cap, self._cap, self._first = self._cap, None, None

@@ -1,7 +1,8 @@
 """The OpenCV source when a call into the capture never returns, against a fake
 `cv2.VideoCapture` (no hardware): an open that hangs (a USB camera in a bad state, an RTSP
-source that never answers) is a camera error within `open_timeout_s`, the capture is
-released once the call returns, and the process can still exit."""
+source that never answers) is a camera error within `open_timeout_s`, a capture whose
+open or read is stuck is never opened again beside it (one stuck thread, never more), it
+is released once the call returns, and the process can still exit."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from dicecall.edge import sources
+from dicecall.edge import camera, sources
 from dicecall.edge.config import OpenCVSource as OpenCVConfig
 from dicecall.edge.config import SettleConfig
 from dicecall.edge.sources import CameraError, OpenCVSource
@@ -94,6 +95,10 @@ def _until(condition, seconds: float = 5) -> bool:
     return condition()
 
 
+def _capture_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("capture-")}
+
+
 @pytest.mark.parametrize(("where", "message"), [
     ("__init__", "video source 0 did not open within 0.5 s (open_timeout_s)"),
     ("isOpened", "video source 0 did not open within 0.5 s (open_timeout_s)"),
@@ -125,6 +130,42 @@ def test_the_first_frame_read_by_open_is_the_first_frame_given(hanging):
     frames.close()
     src.close()
     assert hanging.made[0].released
+
+
+@pytest.mark.parametrize(("where", "stuck"), [
+    ("read-2", "video source 0 is not opened again until its stuck read returns (its "
+               "capture is released then)"),
+    ("__init__", "video source 0 is not opened again until its stuck open returns (its "
+                 "capture is released then)"),
+])
+def test_repeated_timeouts_leave_one_stuck_thread_never_more(hanging, monkeypatch, where,
+                                                              stuck):
+    """Before, every reopen after a read timed out started one more capture and thread
+    beside the stuck one, each stranded in turn by the same fault."""
+    monkeypatch.setattr(camera, "BACKOFF_START_S", 0.02)
+    hanging.where = where
+    src = OpenCVSource(0, capture_timeout_s=0.1, open_timeout_s=0.5)
+    before = _capture_threads()
+    errors: list[str] = []
+    stop = threading.Event()
+    pump = threading.Thread(target=camera.pump, daemon=True, args=(
+        src, lambda frame: None, stop, lambda state: None,
+        lambda error, retry_in: errors.append(error)))
+    pump.start()
+    try:
+        assert _until(lambda: errors.count(stuck) >= 4), errors
+        assert len(hanging.made) == 1 and len(_capture_threads() - before) == 1
+        first = hanging.made[0]
+        assert not first.released  # never under a call in progress
+        hanging.gate.set()  # the stuck call returns: released, its thread ends
+        assert _until(lambda: first.released)
+        assert _until(lambda: len(hanging.made) == 2)  # and only then opened again
+    finally:
+        stop.set()
+        pump.join(5)
+    assert not pump.is_alive()
+    assert errors[0] in ("no frame from video source 0 for 0.1 s (read timed out)",
+                         "video source 0 did not open within 0.5 s (open_timeout_s)")
 
 
 def test_the_process_exits_with_threads_stuck_in_open_and_in_read(tmp_path: Path):
