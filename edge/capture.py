@@ -42,6 +42,7 @@ class Worker:
         self._result: Any = None
         self._cleanup: Callable[[], Any] | None = None
         self._closing = False
+        self._finishing = ""
         # calls asked for and answered: unequal while one is in progress (or stuck in it)
         self._asked = self._answered = 0
         self.last_call = ""  # what the last call was ("open", "read"), for messages
@@ -74,6 +75,11 @@ class Worker:
         """The thread has not ended: a call or the cleanup has not returned yet."""
         return self._thread.is_alive()
 
+    @property
+    def stuck_in(self) -> str:
+        """What the thread is still in: the last call's name, or the cleanup's."""
+        return self.last_call if self.stuck else self._finishing
+
     def call(self, fn: Callable[[], Any], timeout: float, what: str) -> Any:
         """fn() on the worker's thread.
 
@@ -94,10 +100,14 @@ class Worker:
             raise self._result
         return self._result
 
-    def finish(self, cleanup: Callable[[], Any] | None, wait: float) -> bool:
-        """Ends the thread with `cleanup` run on it, now or once a call in progress returns;
-        waits at most `wait` seconds for that. True when the thread has ended."""
-        self._cleanup = cleanup
+    def finish(self, cleanup: Callable[[], Any] | None, wait: float, what: str) -> bool:
+        """Ends the thread with `cleanup` (named `what`) run on it, now or once a call in
+        progress returns; waits for that at most `wait` seconds, or STUCK_GRACE_S when a
+        call is stuck (it may never return: waiting on it would stall a reopen, or a stop,
+        as the call did). True when the thread has ended."""
+        if self.stuck:
+            wait = min(wait, STUCK_GRACE_S)
+        self._cleanup, self._finishing = cleanup, what
         self._closing = True
         self._ask.set()
         self._thread.join(wait)
@@ -140,7 +150,7 @@ class TimedCapture:
     @property
     def stuck_in(self) -> str:
         """The call the capture's thread is still in ("open", "read", or "release")."""
-        return self._worker.last_call if self._worker.stuck else "release"
+        return self._worker.stuck_in
 
     @property
     def alive(self) -> bool:
@@ -149,10 +159,7 @@ class TimedCapture:
 
     def release(self) -> None:
         """Releases the capture now, or as soon as a call still in progress returns."""
-        # A call stuck past its timeout may never return: waiting on it would stall the
-        # reopen (and a stop) as the call did. A release that blocks gets a short while.
-        wait = STUCK_GRACE_S if self._worker.stuck else RELEASE_TIMEOUT_S
-        if not self._worker.finish(self._release, wait):
+        if not self._worker.finish(self._release, RELEASE_TIMEOUT_S, "release"):
             log.error("video source did not release; abandoned (released when its call "
                       "returns)", extra={"source": self._name, "stuck_in": self.stuck_in})
 

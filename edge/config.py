@@ -94,6 +94,12 @@ class Picamera2Source(_Strict):
                                         description="manual focus in dioptres; None = fixed "
                                                     "-focus module (no AfMode set)")
     buffer_count: int = Field(4, ge=2, le=16, description="request buffers")
+    # Picamera2() and start() wait on the kernel: a wedged sensor or driver can hold them
+    # for minutes or for good, and the edge with them, nothing logged.
+    open_timeout_s: float = Field(10.0, ge=0.5, le=300,
+                                  description="opening and starting the camera taking "
+                                              "longer than this is a camera error (retried "
+                                              "with backoff)")
     # A wedged sensor or driver leaves capture_request() waiting forever (picamera2 has no
     # timeout of its own): the camera would stay "up", never be reopened, and a stop would
     # hang on it. Past this the capture is a camera error: closed and reopened.
