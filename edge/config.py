@@ -77,6 +77,14 @@ class OpenCVSource(_Strict):
     failed_reads: int = Field(3, ge=1, le=100,
                               description="failed reads in a row that are a camera error "
                                           "(a video file ends at its first)")
+    # VideoCapture() itself can block forever too (a USB camera in a bad state, an RTSP
+    # source that never answers), with nothing logged. An RTSP open probes the stream for
+    # seconds (FFmpeg), and a camera's first frame comes slower than the next: its own bound.
+    open_timeout_s: float = Field(10.0, ge=0.5, le=300,
+                                  description="opening the source and its first frame "
+                                              "taking longer than this is a camera error "
+                                              "(retried with backoff); at least the read "
+                                              "timeout")
 
 
 class Picamera2Source(_Strict):
@@ -90,6 +98,12 @@ class Picamera2Source(_Strict):
                                         description="manual focus in dioptres; None = fixed "
                                                     "-focus module (no AfMode set)")
     buffer_count: int = Field(4, ge=2, le=16, description="request buffers")
+    # Picamera2() and start() wait on the kernel: a wedged sensor or driver can hold them
+    # for minutes or for good, and the edge with them, nothing logged.
+    open_timeout_s: float = Field(10.0, ge=0.5, le=300,
+                                  description="opening and starting the camera taking "
+                                              "longer than this is a camera error (retried "
+                                              "with backoff)")
     # A wedged sensor or driver leaves capture_request() waiting forever (picamera2 has no
     # timeout of its own): the camera would stay "up", never be reopened, and a stop would
     # hang on it. Past this the capture is a camera error: closed and reopened.

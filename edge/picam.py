@@ -9,8 +9,11 @@ A capture waits at most `capture_timeout_s` (and at least three frame times): th
 is asked for without waiting (`capture_request(wait=False)`, a job) and waited for with
 `Picamera2.wait(job, timeout)`. A sensor or driver that wedges then gives a CameraError,
 so the camera is reported down and closed and reopened, instead of a capture that never
-returns. Closing a wedged camera may block too, so it is given CLOSE_TIMEOUT_S in a
-thread of its own and then abandoned (logged).
+returns. Opening (`Picamera2()`, configure, start) and closing a wedged camera may block
+too, so both are made on one thread of the camera's own (edge/capture.py Worker): an open
+is given `open_timeout_s`, a close CLOSE_TIMEOUT_S, and then abandoned (logged). While
+that thread is stuck the camera is not opened again (a CameraError each time instead), so
+one stuck thread at most; it closes the camera when its call returns.
 
 Controls are fixed from calibration (`dicecall calibrate exposure`): AE and AWB off,
 ExposureTime, AnalogueGain, ColourGains; autofocus off at a manual LensPosition when the
@@ -23,13 +26,13 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import logging
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from .capture import CallTimeout, Worker
 from .config import Picamera2Source as Picamera2Config
 from .sources import CameraError, Frame
 
@@ -85,17 +88,26 @@ class Picamera2Source:
         self.cfg = cfg
         self.controls = load_controls(exposure, cfg.lens_position)
         self._cam = None
+        self._worker: Worker | None = None  # the thread that opened the camera, closes it
+        self._busy: Worker | None = None  # one still stuck in an open or close
         self._n = 0
 
     def open(self) -> None:
+        if self._busy is not None and self._busy.alive:
+            raise CameraError(f"camera {self.cfg.camera} is not opened again until its stuck "
+                              f"{self._busy.stuck_in} returns (closed then)")
+        self._busy = None
         try:
             from picamera2 import Picamera2
         except ImportError as exc:
             raise CameraError("picamera2 is not installed (on a Pi: apt install "
                               "python3-picamera2, venv with --system-site-packages)") from exc
         cfg = self.cfg
-        try:
+        made: list = []  # the camera object, once made: closed unless the open hands it over
+
+        def start():
             cam = Picamera2(cfg.camera)
+            made.append(cam)
             config = cam.create_video_configuration(
                 main={"size": tuple(cfg.main_size), "format": "RGB888"},
                 lores={"size": tuple(cfg.lores_size), "format": "YUV420"},
@@ -104,11 +116,22 @@ class Picamera2Source:
             if self.controls:
                 cam.set_controls(self.controls)
             cam.start()
-        except CameraError:
-            raise
+            return cam
+
+        # Picamera2() and start() can block on a wedged sensor or driver (libcamera waits on
+        # the kernel): in a thread of its own, so a hung open is a camera error, not a hung
+        # edge; the same thread closes the camera later.
+        worker = Worker(f"picamera2-{cfg.camera}")
+        try:
+            self._cam = worker.call(start, cfg.open_timeout_s, "open")
         except Exception as exc:  # libcamera raises RuntimeError and others
+            if not worker.finish(lambda: made and _shut(made[0]), CLOSE_TIMEOUT_S, "close"):
+                self._busy = worker  # closed if its open returns
+            if isinstance(exc, CallTimeout):
+                raise CameraError(f"camera {cfg.camera} did not open within "
+                                  f"{cfg.open_timeout_s:g} s (open_timeout_s)") from None
             raise CameraError(f"cannot open camera {cfg.camera}: {exc}") from exc
-        self._cam = cam
+        self._worker = worker
 
     def frames(self) -> Iterator[Frame]:
         if self._cam is None:
@@ -144,19 +167,18 @@ class Picamera2Source:
 
     def close(self) -> None:
         cam, self._cam = self._cam, None
+        worker, self._worker = self._worker, None
         if cam is None:
             return
-
-        def shut() -> None:
-            for step in (cam.stop, cam.close):
-                with contextlib.suppress(Exception):  # a camera that died: nothing more to do
-                    step()
-
         # A wedged camera may block stop() as it blocked the capture: the runner must still
         # reopen it (or stop) rather than wait forever.
-        closer = threading.Thread(target=shut, name="picamera2-close", daemon=True)
-        closer.start()
-        closer.join(CLOSE_TIMEOUT_S)
-        if closer.is_alive():
+        if not worker.finish(lambda: _shut(cam), CLOSE_TIMEOUT_S, "close"):
+            self._busy = worker
             log.error("camera did not close; abandoned", extra={
                 "camera": self.cfg.camera, "timeout_s": CLOSE_TIMEOUT_S})
+
+
+def _shut(cam) -> None:
+    for step in (cam.stop, cam.close):
+        with contextlib.suppress(Exception):  # a camera that died: nothing more to do
+            step()

@@ -19,7 +19,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from .capture import ReadTimeout, TimedCapture
+from .capture import CallTimeout, TimedCapture
 
 
 class CameraError(RuntimeError):
@@ -172,24 +172,35 @@ class ReplaySource:
 class OpenCVSource:
     """USB camera (index), RTSP/HTTP stream or video file through `cv2.VideoCapture`.
 
-    A video file is finite and ends at its first failed read. A camera or stream is a
-    CameraError (closed and opened again by the runner) when a read gives no answer for
-    `capture_timeout_s` (at least three frame times), or fails `failed_reads` times in a row:
-    an RTSP stream that drops one packet is not worth a reopen, an unplugged camera is.
-    Times are the capture's own position for files, the monotonic clock otherwise.
+    A video file is finite and ends at its first failed read. Opening (VideoCapture(), its
+    settings and the first frame) is a CameraError when not done within `open_timeout_s`
+    (at least the read timeout): a USB camera in a bad state or an RTSP source that never
+    answers can block VideoCapture() forever. A camera or stream is a CameraError (closed and
+    opened again by the runner) when a read gives no answer for `capture_timeout_s` (at least
+    three frame times), or fails `failed_reads` times in a row: an RTSP stream that drops one
+    packet is not worth a reopen, an unplugged camera is. A capture whose open or read is
+    stuck is not opened again until that call returns (edge/capture.py): a CameraError
+    each time instead, so stuck threads never pile up. Times are the capture's own position
+    for files, the monotonic clock otherwise.
     """
 
     def __init__(self, uri: int | str, width: int | None = None, height: int | None = None,
                  fps: float | None = None, lores_width: int = 160,
-                 capture_timeout_s: float = 2.0, failed_reads: int = 3) -> None:
+                 capture_timeout_s: float = 2.0, failed_reads: int = 3,
+                 open_timeout_s: float = 10.0) -> None:
         self.uri, self.width, self.height, self.fps = uri, width, height, fps
         self.lores_width = lores_width
         self.timeout_s = max(capture_timeout_s, 3 / fps) if fps else capture_timeout_s
+        # the first frame is part of the open: never less time than any other frame gets
+        self.open_timeout_s = max(open_timeout_s, self.timeout_s)
         self.failed_reads = failed_reads
         self.finite = isinstance(uri, str) and Path(uri).is_file()
         self._cap: TimedCapture | None = None
+        self._first = None  # the first read's (ok, image), made by open()
+        # a closed capture whose thread is still in a call: no reopen until it returns
+        self._stuck: TimedCapture | None = None
 
-    def open(self) -> None:
+    def _make(self):
         cap = cv2.VideoCapture(self.uri)
         if not cap.isOpened():
             cap.release()
@@ -199,12 +210,40 @@ class OpenCVSource:
                             (cv2.CAP_PROP_FPS, self.fps)):
             if value is not None:
                 cap.set(prop, value)
-        self._cap = TimedCapture(cap, str(self.uri))
+        return cap
+
+    def open(self) -> None:
+        if self._stuck is not None and self._stuck.alive:
+            raise CameraError(f"video source {self.uri!r} is not opened again until its "
+                              f"stuck {self._stuck.stuck_in} returns (its capture is "
+                              "released then)")
+        self._stuck = None
+        cap = TimedCapture(str(self.uri))
+        deadline = time.monotonic() + self.open_timeout_s
+        what = "did not open"
+        try:
+            cap.open(self._make, self.open_timeout_s)
+            what = "gave no first frame"
+            self._first = cap.read(max(deadline - time.monotonic(), 0.0))
+        except CallTimeout:
+            self._drop(cap)
+            raise CameraError(f"video source {self.uri!r} {what} within "
+                              f"{self.open_timeout_s:g} s (open_timeout_s)") from None
+        except CameraError:
+            self._drop(cap)
+            raise
+        except Exception as exc:  # a backend error inside VideoCapture() or read()
+            self._drop(cap)
+            raise CameraError(f"cannot open video source {self.uri!r}: {exc}") from exc
+        self._cap = cap
 
     def _read(self):
+        if self._first is not None:
+            first, self._first = self._first, None
+            return first
         try:
             return self._cap.read(self.timeout_s)
-        except ReadTimeout:
+        except CallTimeout:
             raise CameraError(f"no frame from video source {self.uri!r} for "
                               f"{self.timeout_s:g} s (read timed out)") from None
         except Exception as exc:  # a backend error inside read()
@@ -229,10 +268,15 @@ class OpenCVSource:
             t = self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000 if self.finite else time.monotonic()
             yield Frame(t, time.time(), image, lores_grey(image, self.lores_width), f"#{n}")
 
+    def _drop(self, cap: TimedCapture) -> None:
+        cap.release()  # now, or once a call still in progress returns
+        if cap.alive:
+            self._stuck = cap
+
     def close(self) -> None:
-        cap, self._cap = self._cap, None
+        cap, self._cap, self._first = self._cap, None, None
         if cap is not None:
-            cap.release()  # now, or once a read still in progress returns
+            self._drop(cap)
 
 
 def build_source(cfg, resume_ms: float | None = None) -> FrameSource:
@@ -242,7 +286,7 @@ def build_source(cfg, resume_ms: float | None = None) -> FrameSource:
         return ReplaySource(src.path, src.speed, src.loop, lores, resume_ms)
     if src.kind == "opencv":
         return OpenCVSource(src.uri, src.width, src.height, src.fps, lores,
-                            src.capture_timeout_s, src.failed_reads)
+                            src.capture_timeout_s, src.failed_reads, src.open_timeout_s)
     from .picam import Picamera2Source
 
     return Picamera2Source(src, cfg.exposure)
