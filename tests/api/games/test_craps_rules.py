@@ -450,6 +450,28 @@ def test_a_reduced_or_removed_dont_bet_is_not_increased_or_replaced_623a_4_d(nam
     assert craps.place(nxt, Wager.of("d3", name, 500)).wager.amount == 500
 
 
+@pytest.mark.parametrize(("name", "before", "others"), [
+    ("dont_pass", [], [("pass", {}), ("place_to_win", {"number": 6}),
+                       ("hardway", {"number": 8}), ("buy", {"number": 4}),
+                       ("all_small", {})]),
+    ("dont_come", [POINT[4]], [("place_to_lose", {"number": 5}), ("come", {}),
+                               ("lay", {"number": 10}), ("dont_pass_odds", {})]),
+])
+def test_a_reduced_dont_bet_locks_only_its_own_spot_623a_4_d(name, before, others):
+    """623a.4(d) forbids replacing or increasing the Don't Pass or Don't Come Bet that was
+    reduced, nothing else: the same seat's Place, Pass, Come, Buy, Lay, Hardway, Bonus
+    Craps wagers and lay odds are other bets. They were refused `dont_reduced` until the
+    next roll (every name but dont_come shared the Don't Pass area's bit)."""
+    flats = [Wager.of("dp", "dont_pass", 1000)] if name == "dont_come" else []
+    state = table(*flats, rolls=before)
+    state = craps.place(state, Wager.of("d", name, 1000)).state
+    after = craps.reduce(state, "d", 500).state
+    for i, (other, params) in enumerate(others):
+        placed = craps.place(after, Wager.of(f"x{i}", other, 1000, **params))
+        assert placed.wager.name == other
+        assert craps.place_many(after, [Wager.of(f"x{i}", other, 1000, **params)])[1]
+
+
 def test_which_wagers_the_next_roll_can_decide_623a_4_c():
     """After the throw a wager comes down only if the roll cannot decide it (623a.4(c))."""
     state = table(Wager.of("pass", "pass", 1000), Wager.of("p6", "place_to_win", 1200, number=6),
