@@ -36,8 +36,9 @@ def reduce_wager(table_id: TableId, wager_id: WagerId, body: ReduceIn, db: DbDep
                  who: Operator) -> dict:
     """Reduces a wager to `amount` cents (0 removes it), where the rules allow it.
 
-    409 `roll_pending` while a thrown roll is held or queued for review; in Craps
-    `not_removable` after "no more bets" (623a.4(c),(d)).
+    409 `roll_pending` while a thrown roll is held or queued for review (in Craps, only
+    if those rolls can decide the wager); in Craps `not_removable` after "no more bets"
+    when the roll can decide it (623a.4(c),(d)).
     """
     return svc.reduce(db, table_id, wager_id, body.amount, who.name)
 
@@ -45,7 +46,8 @@ def reduce_wager(table_id: TableId, wager_id: WagerId, body: ReduceIn, db: DbDep
 @router.delete("/tables/{table_id}/wagers/{wager_id}", response_model=ChangedOut,
                responses=errors(401, 403, 404, 409))
 def remove_wager(table_id: TableId, wager_id: WagerId, db: DbDep, who: Operator) -> dict:
-    """Removes a wager, where the rules allow it (e.g. not a Pass Bet after the point)."""
+    """Removes a wager, where the rules allow it (e.g. not a Pass Bet after the point);
+    the same refusals as a reduction."""
     return svc.reduce(db, table_id, wager_id, 0, who.name)
 
 

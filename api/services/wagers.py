@@ -1,10 +1,12 @@
 """Placing, reducing and removing wagers: the engine decides, the service records.
 
 The service adds what the engine cannot see: a roll already thrown but held or queued for
-review. Its dice are on the layout, so no wager is made, reduced or removed until it
-settles (623a.4(a),(c),(d), 668a.2(a), 675a.2(a)); even a wager removable "at any time"
-(a Don't Pass, 623a.4(d); a Six Eight Shake, 668a.1(b)(5)) is removable only before the
-roll that decides it.
+review. Its dice are on the layout, so no wager is made until it settles (623a.4(a),
+668a.2(a), 675a.2(a)), and none that it can decide is reduced or removed (623a.4(c),(d)):
+even a wager removable "at any time" (a Don't Pass, 623a.4(d); a Six Eight Shake,
+668a.1(b)(5)) is removable only before the roll that decides it. In Craps a wager that
+none of the pending rolls can decide, whatever faces the review gives them, still comes
+down, as it may after "no more bets" (an inactive Place Bet on a held come out roll).
 
 623a.4(d)'s "at any time" frees a Don't bet from the lock a point puts on a Pass or Come
 Bet (623a.4(c)(1),(2)); it does not let one come down once the dice that may decide it
@@ -42,17 +44,20 @@ THROWN_SECTION = {"craps": CRAPS_FIXED, "mini-craps": CRAPS_FIXED,
                   "high-roll-dice-6": "675a.2(a)"}
 
 
-def _refuse_if_roll_pending(session: Session, table: Table) -> None:
-    """409 `roll_pending` naming the table's first roll held or queued for review."""
+def _pending_rolls(session: Session, table: Table) -> list[str]:
+    """The table's rolls held or queued for review, in arrival (throw) order."""
     if not table.held_rolls:  # a queued roll waits only behind a held one
-        return
-    pending = session.scalars(select(Roll.roll_id).where(
+        return []
+    return list(session.scalars(select(Roll.roll_id).where(
         Roll.table_id == table.id, Roll.status.in_(("held", "queued")))
-        .order_by(Roll.arrival).limit(1)).first()
-    if pending is not None:
-        raise ApiError(409, "roll_pending", f"roll {pending} has been thrown and waits for "
-                       "review: wagers are made, reduced or removed only before the dice "
-                       "are thrown, until it settles", THROWN_SECTION[table.game])
+        .order_by(Roll.arrival)))
+
+
+def _roll_pending(table: Table, pending: list[str]) -> ApiError:
+    """409 `roll_pending` naming the table's first roll held or queued for review."""
+    return ApiError(409, "roll_pending", f"roll {pending[0]} has been thrown and waits for "
+                    "review: wagers are made, reduced or removed only before the dice "
+                    "are thrown, until it settles", THROWN_SECTION[table.game])
 
 
 def wager_view(w: Wager) -> dict[str, Any]:
@@ -66,7 +71,9 @@ def place(db: Database, table_id: str, body: dict[str, Any], who: str) -> dict:
                      body.get("seat", 0), **body.get("params", {}))
     with db.write() as session:
         table = locked_table(db, session, table_id)
-        _refuse_if_roll_pending(session, table)
+        pending = _pending_rolls(session, table)
+        if pending:
+            raise _roll_pending(table, pending)
         if not table.betting_open and table.game in CRAPS_GAMES:
             raise ApiError(409, "bet_closed", "no more bets: wagers are made before the "
                            "dice are thrown", CRAPS_CLOSED)
@@ -84,9 +91,14 @@ def reduce(db: Database, table_id: str, wager_id: str, amount: int, who: str) ->
     """Reduces a wager to `amount` cents, or removes it (0), where the rules allow it."""
     with db.write() as session:
         table = locked_table(db, session, table_id)
-        _refuse_if_roll_pending(session, table)
         state = load_state(table)
-        if (not table.betting_open and table.game in CRAPS_GAMES
+        pending = _pending_rolls(session, table)
+        # The pending rolls are every throw since the table's state: "no more bets" marks
+        # the first of them, and the table opens again once they settle (settle.py).
+        if pending and (table.game not in CRAPS_GAMES
+                        or craps.decided_by_next_roll(state, wager_id, len(pending))):
+            raise _roll_pending(table, pending)
+        if (not pending and not table.betting_open and table.game in CRAPS_GAMES
                 and craps.decided_by_next_roll(state, wager_id)):
             raise ApiError(409, "not_removable", "no more bets: the dice thrown can decide "
                            "this wager, and a wager is removed or reduced only before the "

@@ -484,3 +484,19 @@ def test_which_wagers_the_next_roll_can_decide_623a_4_c():
     assert decided == {"pass": True, "p6": False, "h8": True, "l4": True, "fire": False}
     assert craps.decided_by_next_roll(craps.settle(state, POINT[4]).state, "p6")
     assert not craps.decided_by_next_roll(state, "nope")
+
+
+def test_which_wagers_a_run_of_pending_rolls_can_decide_623a_4_c():
+    """Rolls held or queued for review may each be decided as any faces, or voided
+    (623a.9(c)); a wager comes down only if none of them can decide it (623a.4(c)). A
+    Place Bet off on the come out roll is not decided by that roll, but by the next one
+    once the come out sets a point; marked off, by neither; a Fire Bet by the first loser
+    7, which takes two rolls (623a.11(a)(5))."""
+    state = table(Wager.of("p6", "place_to_win", 1200, number=6), Wager.of("f", "fire", 500),
+                  Wager.of("x6", "place_to_win", 1200, number=6, seat=1))
+    state = craps.set_working(state, "x6", False)
+    runs = {k: {w.id: craps.decided_by_next_roll(state, w.id, k) for w in state.wagers}
+            for k in (1, 2, 40)}
+    assert runs[1] == {"p6": False, "f": False, "x6": False}
+    assert runs[2] == runs[40] == {"p6": True, "f": True, "x6": False}
+    assert not craps.decided_by_next_roll(state, "nope", 3)
