@@ -37,6 +37,7 @@ from .tables import CRAPS_GAMES
 # the engine (668a.2(a), 675a.2(a)).
 CRAPS_CLOSED = "623a.4(a)"
 CRAPS_FIXED = "623a.4(a),(c),(d)"
+MARKER_CLOSED = "623a.4(a),(c), 623a.3(a)(5)-(10),(41),(42)"
 
 # Where each game says wagers are made (and so changed) before the dice are thrown.
 THROWN_SECTION = {"craps": CRAPS_FIXED, "mini-craps": CRAPS_FIXED,
@@ -92,14 +93,12 @@ def reduce(db: Database, table_id: str, wager_id: str, amount: int, who: str) ->
     with db.write() as session:
         table = locked_table(db, session, table_id)
         state = load_state(table)
-        pending = _pending_rolls(session, table)
-        # The pending rolls are every throw since the table's state: "no more bets" marks
-        # the first of them, and the table opens again once they settle (settle.py).
-        if pending and (table.game not in CRAPS_GAMES
-                        or craps.decided_by_next_roll(state, wager_id, len(pending))):
+        pending, thrown = _thrown(session, table)
+        if pending and table.game not in CRAPS_GAMES:
             raise _roll_pending(table, pending)
-        if (not pending and not table.betting_open and table.game in CRAPS_GAMES
-                and craps.decided_by_next_roll(state, wager_id)):
+        if thrown and craps.decided_by_next_roll(state, wager_id, thrown):
+            if pending:
+                raise _roll_pending(table, pending)
             raise ApiError(409, "not_removable", "no more bets: the dice thrown can decide "
                            "this wager, and a wager is removed or reduced only before the "
                            "roll that decides it", CRAPS_FIXED)
@@ -112,6 +111,47 @@ def reduce(db: Database, table_id: str, wager_id: str, amount: int, who: str) ->
     remember(table, change.state)
     return {"wager_id": wager_id, "amount": amount, "returned": change.returned,
             "section": section}
+
+
+def set_working(db: Database, table_id: str, wager_id: str, working: bool | None,
+                who: str) -> dict:
+    """Places (True: "on", False: "off") or lifts (None) a wager's on/off marker, in Craps
+    (623a.3(a)(5)-(10),(41),(42)).
+
+    Calling a wager on or off after the throw would choose, dice in sight, whether the roll
+    decides it: once the dice are thrown (623a.4(a),(c)) the marker changes only if that
+    roll cannot decide the wager either way.
+    """
+    with db.write() as session:
+        table = locked_table(db, session, table_id)
+        if table.game not in CRAPS_GAMES:
+            raise ApiError(409, "not_supported", f"{table.game} has no on/off marker: "
+                           "its wagers work on every roll", get(table.game).chapter)
+        state = load_state(table)
+        after = craps.set_working(state, wager_id, working)
+        pending, thrown = _thrown(session, table)
+        if thrown and (craps.decided_by_next_roll(state, wager_id, thrown)
+                       or craps.decided_by_next_roll(after, wager_id, thrown)):
+            if pending:
+                raise _roll_pending(table, pending)
+            raise ApiError(409, "bet_closed", "no more bets: the dice thrown can decide this "
+                           "wager with the marker or without it; it is turned on or off "
+                           "only before the roll", MARKER_CLOSED)
+        save_state(table, after)
+        audit.append(session, [audit.Pending(table.id, "wager_marker", {
+            "wager_id": wager_id, "working": working, "round": table.round_no,
+            "by": who})])
+    remember(table, after)
+    return {"wager": wager_view(after.wager(wager_id)), "round": table.round_no}
+
+
+def _thrown(session: Session, table: Table) -> tuple[list[str], int]:
+    """The table's pending rolls, and how many thrown rolls may decide a Craps wager now:
+    the pending ones, which are every throw since the table's state ("no more bets" marks
+    the first, and the table opens again once they settle, settle.py), else the one
+    "no more bets" announced, else none."""
+    pending = _pending_rolls(session, table)
+    return pending, len(pending) or int(table.game in CRAPS_GAMES and not table.betting_open)
 
 
 def listing(db: Database, table_id: str, seat: int | None) -> list[dict]:

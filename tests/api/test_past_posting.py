@@ -180,3 +180,32 @@ def test_a_wager_no_pending_roll_can_decide_comes_down_while_it_is_held(hb):
     rolls = hb.client.get(f"/v1/tables/{table}/rolls", headers=hb.auth()).json()
     lines = {ln["name"]: (ln["result"], ln["paid"]) for ln in rolls[-1]["settlement"]["lines"]}
     assert lines == {"pass": ("win", 1000), "place_to_win": ("win", 700)}
+
+
+def _mark(hb, table, wager_id, working):
+    return hb.client.put(f"/v1/tables/{table}/wagers/{wager_id}/working",
+                         json={"working": working}, headers=hb.auth())
+
+
+def test_no_marker_changes_whether_the_thrown_dice_decide_a_wager_623a_4_a_c(hb):
+    """Called "on" or "off" once the dice are thrown, a marker would choose, dice in sight,
+    whether the roll decides the wager: a Lay called off on a come out 7, a Place Bet called
+    on at its number. Refused after "no more bets" (`bet_closed`) and while a roll is held
+    (`roll_pending`); a marker the roll cannot make matter (a Place Bet marked "off" on the
+    come out, where it is off anyway) is still recorded."""
+    table = hb.table()
+    device = hb.device(table)
+    lay = hb.wager(table, "lay", 2000, number=4).json()["wager"]["id"]
+    place = hb.wager(table, "place_to_win", 1200, number=6).json()["wager"]["id"]
+    _no_more_bets(hb, table)
+    for wager_id, working in ((lay, False), (place, True)):
+        _refused(_mark(hb, table, wager_id, working), "bet_closed",
+                 "623a.4(a),(c), 623a.3(a)(5)-(10),(41),(42)")
+    held = _held(hb, table, device, 0, faces=(3, 3))
+    for wager_id, working in ((lay, False), (place, True)):
+        _refused(_mark(hb, table, wager_id, working), "roll_pending", ROLL_PENDING["craps"])
+    r = _mark(hb, table, place, False)
+    assert r.status_code == 200 and r.json()["wager"]["working"] is False, r.text
+    assert _review(hb, held)["settlement"]["events"] == ["point_on:6"]
+    lines = hb.post_roll(table, device, hb.body(1, (2, 4))).json()["settlement"]["lines"]
+    assert lines == []  # the Place Bet on 6 was called off before the throw
