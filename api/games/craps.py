@@ -37,7 +37,8 @@ def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
         raise WagerRefused("not_removable", "a Fire Bet may not be reduced, increased or "
                            "removed before a loser 7", "623a.4(c)(3)")
     if spec.kind == "bonus":
-        raise WagerRefused("not_removable", "Bonus Craps wagers may not be reduced",
+        raise WagerRefused("not_removable", "a Bonus Craps wager may not be reduced, and it "
+                           "remains on the layout until it is collected or paid (not removed)",
                            "623a.4(c)(4), 623a.12(2)")
     if w.name == "pass" and not state.come_out:
         raise WagerRefused("not_removable", "a Pass Bet may not be removed or reduced after "

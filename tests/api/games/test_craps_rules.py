@@ -160,6 +160,18 @@ def test_removal_rules(wager, rolls, allowed):
         assert err.value.code == "not_removable"
 
 
+@pytest.mark.parametrize("amount", [0, 500])
+def test_a_bonus_craps_wager_is_neither_reduced_nor_removed_623a_4_c_4_623a_12_2(amount):
+    """623a.4(c)(4) forbids reducing it; 623a.12(2) keeps it "until [it is] either collected
+    or paid", so it is not removed either. The refusal of a removal said only "may not be
+    reduced"."""
+    state = table(Wager.of("b", "all_tall", 1000))
+    with pytest.raises(WagerRefused) as err:
+        craps.reduce(state, "b", amount)
+    assert (err.value.code, err.value.section) == ("not_removable", "623a.4(c)(4), 623a.12(2)")
+    assert "collected or paid" in err.value.message
+
+
 def test_come_bet_cannot_be_removed_after_it_travels_623a_4_c_2():
     state = table(rolls=[POINT[4]])
     state = craps.place(state, Wager.of("c", "come", 1000)).state
