@@ -181,6 +181,24 @@ def test_come_bet_cannot_be_removed_after_it_travels_623a_4_c_2():
         craps.reduce(state, "c", 0)
 
 
+def test_a_dont_come_on_its_come_point_comes_down_unlike_a_come_bet_623a_4_c_2_d():
+    """623a.4(d): a Don't Come Bet "may be removed or reduced at any time", on its come point
+    too, where a Come Bet may not (623a.4(c)(2)); with lay odds behind it, they come down
+    first (the odds were laid against the flat bet, 623a.6(d),(e))."""
+    state = craps.place(table(rolls=[POINT[4]]), Wager.of("d", "dont_come", 1000)).state
+    state = craps.place(state, Wager.of("c2", "come", 1000, seat=1)).state
+    state = craps.settle(state, POINT[8]).state  # both travel to the 8
+    assert {w.id: w.point for w in state.wagers} == {"d": 8, "c2": 8}
+    with pytest.raises(WagerRefused, match=r"623a\.4\(c\)\(2\)"):
+        craps.reduce(state, "c2", 0)
+    assert craps.reduce(state, "d", 600).state.wager("d").amount == 600
+    laid = craps.place(state, Wager.of("o", "dont_come_odds", 1200, number=8)).state
+    with pytest.raises(WagerRefused, match="odds_attached"):
+        craps.reduce(laid, "d", 0)
+    change = craps.reduce(craps.reduce(laid, "o", 0).state, "d", 0)
+    assert change.returned == 1000 and [w.id for w in change.state.wagers] == ["c2"]
+
+
 def test_reduce_keeps_the_rest_of_the_wager_on_the_table():
     state = table(Wager.of("w", "place_to_win", 1200, number=6))
     change = craps.reduce(state, "w", 600)
