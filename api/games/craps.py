@@ -37,7 +37,8 @@ def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
         raise WagerRefused("not_removable", "a Fire Bet may not be reduced, increased or "
                            "removed before a loser 7", "623a.4(c)(3)")
     if spec.kind == "bonus":
-        raise WagerRefused("not_removable", "Bonus Craps wagers may not be reduced",
+        raise WagerRefused("not_removable", "a Bonus Craps wager may not be reduced, and it "
+                           "remains on the layout until it is collected or paid (not removed)",
                            "623a.4(c)(4), 623a.12(2)")
     if w.name == "pass" and not state.come_out:
         raise WagerRefused("not_removable", "a Pass Bet may not be removed or reduced after "
@@ -62,19 +63,48 @@ def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
     return Change(after, w.amount - amount, line)
 
 
-def decided_by_next_roll(state: CrapsState, wager_id: str) -> bool:
+def decided_by_next_roll(state: CrapsState, wager_id: str, rolls: int = 1) -> bool:
     """Whether some roll of the dice would win, lose or void the wager (False for an unknown
     id). After the throw only a wager it cannot decide comes down (623a.4(c)): an inactive
     one, e.g. a Place Bet without an "on" marker on the come out roll (623a.3(a)(5)).
 
-    Settles the wager alone on all 36 rolls, so the answer is the settlement's own.
+    With `rolls` > 1, whether any of that many rolls thrown one after the other, each of
+    them perhaps voided, could: the rolls held or queued for review, which a review may
+    decide as any faces or a no roll (623a.9(c)).
+
+    Settles the wager alone on every roll, so the answer is the settlement's own.
     """
     w = state.wager(wager_id)
     if w is None:
         return False
     alone = state.with_wagers((w,))
-    return any(line.result in (WIN, LOSE, PUSH) for a in range(1, 7) for b in range(1, 7)
-               for line in settle(alone, (a, b)).lines)
+    # A voided roll leaves the table as it was, so each step explores only the states not
+    # seen yet; they are few (the point, the shooter, the wager as it moves or counts).
+    seen = {_settles_as(alone, w)}
+    frontier = [alone]
+    for _ in range(rolls):
+        following = []
+        for before in frontier:
+            for a in range(1, 7):
+                for b in range(1, 7):
+                    result = settle(before, (a, b))
+                    if any(line.result in (WIN, LOSE, PUSH) for line in result.lines):
+                        return True
+                    key = _settles_as(result.state, w)
+                    if key not in seen:
+                        seen.add(key)
+                        following.append(result.state)
+        if not following:
+            break
+        frontier = following
+    return False
+
+
+def _settles_as(state: CrapsState, w: Wager) -> tuple:
+    """What `settle` reads to decide `w` alone: the point, the wager as it moves or counts,
+    and whether the shooter is the one its Fire Bet counts for (623a.11(a)(2)), so that
+    shooters changing on sevens-out do not make every state new."""
+    return (state.point, state.shooter == w.shooter, state.wagers)
 
 
 def _has_odds(state: CrapsState, w: Wager) -> bool:

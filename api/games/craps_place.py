@@ -112,7 +112,10 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
                            f"a layout has at most {FIRE_AREAS}, for positions 0-"
                            f"{FIRE_AREAS - 1}", "623a.2(d)(4)(i)")
     _check_timing(state, wager, spec)
-    if state.dont_reduced and state.dont_reduced & dont_bit(wager.seat, wager.name):
+    # Only the seat's Don't Pass or Don't Come area is locked (623a.4(d)); its other bets
+    # are not the bet that was reduced.
+    if (state.dont_reduced and wager.name in ("dont_pass", "dont_come")
+            and state.dont_reduced & dont_bit(wager.seat, wager.name)):
         raise WagerRefused("dont_reduced", f"seat {wager.seat}'s {wager.name} was reduced or "
                            "removed: it may not be replaced or increased", "623a.4(d)")
     if have and spec.kind in ("fire", "bonus"):

@@ -1,4 +1,4 @@
-"""Wagers: placing, reducing or removing, listing."""
+"""Wagers: placing, reducing or removing, the on/off marker, listing."""
 
 from __future__ import annotations
 
@@ -48,6 +48,21 @@ class ReduceIn(Strict):
     amount: int = Field(ge=0, le=10**9, description="New amount in cents; 0 removes.")
 
     model_config = Strict.model_config | {"json_schema_extra": {"examples": [{"amount": 600}]}}
+
+
+class WorkingIn(Strict):
+    working: bool | None = Field(description="True: the \"on\" marker, False: \"off\", "
+                                 "null: no marker, the rule's default (Place, Buy and "
+                                 "Hardway Bets off on the come out roll, Lay Bets on, "
+                                 "623a.3(a)(5)-(10),(41),(42)).")
+
+    model_config = Strict.model_config | {"json_schema_extra": {"examples": [
+        {"working": True}]}}
+
+
+class MarkedOut(Out):
+    wager: WagerOut
+    round: int
 
 
 class ChangedOut(Out):

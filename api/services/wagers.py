@@ -1,10 +1,12 @@
 """Placing, reducing and removing wagers: the engine decides, the service records.
 
 The service adds what the engine cannot see: a roll already thrown but held or queued for
-review. Its dice are on the layout, so no wager is made, reduced or removed until it
-settles (623a.4(a),(c),(d), 668a.2(a), 675a.2(a)); even a wager removable "at any time"
-(a Don't Pass, 623a.4(d); a Six Eight Shake, 668a.1(b)(5)) is removable only before the
-roll that decides it.
+review. Its dice are on the layout, so no wager is made until it settles (623a.4(a),
+668a.2(a), 675a.2(a)), and none that it can decide is reduced or removed (623a.4(c),(d)):
+even a wager removable "at any time" (a Don't Pass, 623a.4(d); a Six Eight Shake,
+668a.1(b)(5)) is removable only before the roll that decides it. In Craps a wager that
+none of the pending rolls can decide, whatever faces the review gives them, still comes
+down, as it may after "no more bets" (an inactive Place Bet on a held come out roll).
 
 623a.4(d)'s "at any time" frees a Don't bet from the lock a point puts on a Pass or Come
 Bet (623a.4(c)(1),(2)); it does not let one come down once the dice that may decide it
@@ -35,6 +37,7 @@ from .tables import CRAPS_GAMES
 # the engine (668a.2(a), 675a.2(a)).
 CRAPS_CLOSED = "623a.4(a)"
 CRAPS_FIXED = "623a.4(a),(c),(d)"
+MARKER_CLOSED = "623a.4(a),(c), 623a.3(a)(5)-(10),(41),(42)"
 
 # Where each game says wagers are made (and so changed) before the dice are thrown.
 THROWN_SECTION = {"craps": CRAPS_FIXED, "mini-craps": CRAPS_FIXED,
@@ -42,17 +45,20 @@ THROWN_SECTION = {"craps": CRAPS_FIXED, "mini-craps": CRAPS_FIXED,
                   "high-roll-dice-6": "675a.2(a)"}
 
 
-def _refuse_if_roll_pending(session: Session, table: Table) -> None:
-    """409 `roll_pending` naming the table's first roll held or queued for review."""
+def _pending_rolls(session: Session, table: Table) -> list[str]:
+    """The table's rolls held or queued for review, in arrival (throw) order."""
     if not table.held_rolls:  # a queued roll waits only behind a held one
-        return
-    pending = session.scalars(select(Roll.roll_id).where(
+        return []
+    return list(session.scalars(select(Roll.roll_id).where(
         Roll.table_id == table.id, Roll.status.in_(("held", "queued")))
-        .order_by(Roll.arrival).limit(1)).first()
-    if pending is not None:
-        raise ApiError(409, "roll_pending", f"roll {pending} has been thrown and waits for "
-                       "review: wagers are made, reduced or removed only before the dice "
-                       "are thrown, until it settles", THROWN_SECTION[table.game])
+        .order_by(Roll.arrival)))
+
+
+def _roll_pending(table: Table, pending: list[str]) -> ApiError:
+    """409 `roll_pending` naming the table's first roll held or queued for review."""
+    return ApiError(409, "roll_pending", f"roll {pending[0]} has been thrown and waits for "
+                    "review: wagers are made, reduced or removed only before the dice "
+                    "are thrown, until it settles", THROWN_SECTION[table.game])
 
 
 def wager_view(w: Wager) -> dict[str, Any]:
@@ -66,7 +72,9 @@ def place(db: Database, table_id: str, body: dict[str, Any], who: str) -> dict:
                      body.get("seat", 0), **body.get("params", {}))
     with db.write() as session:
         table = locked_table(db, session, table_id)
-        _refuse_if_roll_pending(session, table)
+        pending = _pending_rolls(session, table)
+        if pending:
+            raise _roll_pending(table, pending)
         if not table.betting_open and table.game in CRAPS_GAMES:
             raise ApiError(409, "bet_closed", "no more bets: wagers are made before the "
                            "dice are thrown", CRAPS_CLOSED)
@@ -84,10 +92,13 @@ def reduce(db: Database, table_id: str, wager_id: str, amount: int, who: str) ->
     """Reduces a wager to `amount` cents, or removes it (0), where the rules allow it."""
     with db.write() as session:
         table = locked_table(db, session, table_id)
-        _refuse_if_roll_pending(session, table)
         state = load_state(table)
-        if (not table.betting_open and table.game in CRAPS_GAMES
-                and craps.decided_by_next_roll(state, wager_id)):
+        pending, thrown = _thrown(session, table)
+        if pending and table.game not in CRAPS_GAMES:
+            raise _roll_pending(table, pending)
+        if thrown and craps.decided_by_next_roll(state, wager_id, thrown):
+            if pending:
+                raise _roll_pending(table, pending)
             raise ApiError(409, "not_removable", "no more bets: the dice thrown can decide "
                            "this wager, and a wager is removed or reduced only before the "
                            "roll that decides it", CRAPS_FIXED)
@@ -100,6 +111,47 @@ def reduce(db: Database, table_id: str, wager_id: str, amount: int, who: str) ->
     remember(table, change.state)
     return {"wager_id": wager_id, "amount": amount, "returned": change.returned,
             "section": section}
+
+
+def set_working(db: Database, table_id: str, wager_id: str, working: bool | None,
+                who: str) -> dict:
+    """Places (True: "on", False: "off") or lifts (None) a wager's on/off marker, in Craps
+    (623a.3(a)(5)-(10),(41),(42)).
+
+    Calling a wager on or off after the throw would choose, dice in sight, whether the roll
+    decides it: once the dice are thrown (623a.4(a),(c)) the marker changes only if that
+    roll cannot decide the wager either way.
+    """
+    with db.write() as session:
+        table = locked_table(db, session, table_id)
+        if table.game not in CRAPS_GAMES:
+            raise ApiError(409, "not_supported", f"{table.game} has no on/off marker: "
+                           "its wagers work on every roll", get(table.game).chapter)
+        state = load_state(table)
+        after = craps.set_working(state, wager_id, working)
+        pending, thrown = _thrown(session, table)
+        if thrown and (craps.decided_by_next_roll(state, wager_id, thrown)
+                       or craps.decided_by_next_roll(after, wager_id, thrown)):
+            if pending:
+                raise _roll_pending(table, pending)
+            raise ApiError(409, "bet_closed", "no more bets: the dice thrown can decide this "
+                           "wager with the marker or without it; it is turned on or off "
+                           "only before the roll", MARKER_CLOSED)
+        save_state(table, after)
+        audit.append(session, [audit.Pending(table.id, "wager_marker", {
+            "wager_id": wager_id, "working": working, "round": table.round_no,
+            "by": who})])
+    remember(table, after)
+    return {"wager": wager_view(after.wager(wager_id)), "round": table.round_no}
+
+
+def _thrown(session: Session, table: Table) -> tuple[list[str], int]:
+    """The table's pending rolls, and how many thrown rolls may decide a Craps wager now:
+    the pending ones, which are every throw since the table's state ("no more bets" marks
+    the first, and the table opens again once they settle, settle.py), else the one
+    "no more bets" announced, else none."""
+    pending = _pending_rolls(session, table)
+    return pending, len(pending) or int(table.game in CRAPS_GAMES and not table.betting_open)
 
 
 def listing(db: Database, table_id: str, seat: int | None) -> list[dict]:

@@ -149,3 +149,63 @@ def test_a_dont_pass_on_a_point_stays_up_once_the_dice_are_thrown(hb):
     assert _reduce(hb, table, dont, 500).status_code == 200  # before the throw: any time
     _no_more_bets(hb, table)
     _refused(_remove(hb, table, dont), "not_removable", "623a.4(a),(c),(d)")
+
+
+def test_a_wager_no_pending_roll_can_decide_comes_down_while_it_is_held(hb):
+    """623a.4(c): a wager comes down "at any time prior to a roll that decides the outcome of
+    the wager". A come out roll held for review cannot decide a Place Bet or a Hardway
+    without an "on" marker (623a.3(a)(5),(9)), whatever faces the review gives it: they may
+    be reduced or removed as after "no more bets"; every removal was `roll_pending`. The
+    Pass Bet the roll decides stays up, and once a roll is queued behind the held one, the
+    Place Bet stays up too: the held come out may set its point and the queued roll make it."""
+    table = hb.table()
+    device = hb.device(table)
+    ids = {}
+    for name, amount, params in (("pass", 1000, {}), ("place_to_win", 1200, {"number": 6}),
+                                 ("hardway", 500, {"number": 8})):
+        r = hb.wager(table, name, amount, **params)
+        assert r.status_code == 201, r.text
+        ids[name] = r.json()["wager"]["id"]
+    _no_more_bets(hb, table)
+    held = _held(hb, table, device, 0, faces=(3, 3))
+    _refused(_remove(hb, table, ids["pass"]), "roll_pending", ROLL_PENDING["craps"])
+    r = _reduce(hb, table, ids["place_to_win"], 600)
+    assert r.status_code == 200 and r.json()["returned"] == 600, r.text
+    r = _remove(hb, table, ids["hardway"])
+    assert r.status_code == 200 and r.json()["returned"] == 500, r.text
+    _refused(hb.wager(table, "hardway", 500, number=8), "roll_pending", ROLL_PENDING["craps"])
+    assert hb.post_roll(table, device, hb.body(1, (2, 4))).json()["status"] == "queued"
+    _refused(_remove(hb, table, ids["place_to_win"]), "roll_pending", ROLL_PENDING["craps"])
+    assert _review(hb, held)["settlement"]["events"] == ["point_on:6"]
+    rolls = hb.client.get(f"/v1/tables/{table}/rolls", headers=hb.auth()).json()
+    lines = {ln["name"]: (ln["result"], ln["paid"]) for ln in rolls[-1]["settlement"]["lines"]}
+    assert lines == {"pass": ("win", 1000), "place_to_win": ("win", 700)}
+
+
+def _mark(hb, table, wager_id, working):
+    return hb.client.put(f"/v1/tables/{table}/wagers/{wager_id}/working",
+                         json={"working": working}, headers=hb.auth())
+
+
+def test_no_marker_changes_whether_the_thrown_dice_decide_a_wager_623a_4_a_c(hb):
+    """Called "on" or "off" once the dice are thrown, a marker would choose, dice in sight,
+    whether the roll decides the wager: a Lay called off on a come out 7, a Place Bet called
+    on at its number. Refused after "no more bets" (`bet_closed`) and while a roll is held
+    (`roll_pending`); a marker the roll cannot make matter (a Place Bet marked "off" on the
+    come out, where it is off anyway) is still recorded."""
+    table = hb.table()
+    device = hb.device(table)
+    lay = hb.wager(table, "lay", 2000, number=4).json()["wager"]["id"]
+    place = hb.wager(table, "place_to_win", 1200, number=6).json()["wager"]["id"]
+    _no_more_bets(hb, table)
+    for wager_id, working in ((lay, False), (place, True)):
+        _refused(_mark(hb, table, wager_id, working), "bet_closed",
+                 "623a.4(a),(c), 623a.3(a)(5)-(10),(41),(42)")
+    held = _held(hb, table, device, 0, faces=(3, 3))
+    for wager_id, working in ((lay, False), (place, True)):
+        _refused(_mark(hb, table, wager_id, working), "roll_pending", ROLL_PENDING["craps"])
+    r = _mark(hb, table, place, False)
+    assert r.status_code == 200 and r.json()["wager"]["working"] is False, r.text
+    assert _review(hb, held)["settlement"]["events"] == ["point_on:6"]
+    lines = hb.post_roll(table, device, hb.body(1, (2, 4))).json()["settlement"]["lines"]
+    assert lines == []  # the Place Bet on 6 was called off before the throw

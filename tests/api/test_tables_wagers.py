@@ -125,3 +125,53 @@ def test_mini_craps_tables_do_not_offer_the_fire_bet_623a_11(h):
     assert r.status_code == 422
     assert (r.json()["code"], r.json()["section"]) == ("unknown_wager", "623a.11(a),(b)")
     assert h.wager(table, "all_small", 500).status_code == 201  # Bonus Craps: no game named
+
+
+def _mark(h, table, wager_id, working):
+    return h.client.put(f"/v1/tables/{table}/wagers/{wager_id}/working",
+                        json={"working": working}, headers=h.auth())
+
+
+def test_place_buy_hardway_and_lay_bets_are_called_on_or_off_623a_3_a_5_42(h):
+    """A Place, Buy or Hardway Bet is inactive on the come out roll "unless called 'on' by
+    the player and confirmed by the dealer", a Lay Bet active "unless called 'off'"
+    (623a.3(a)(5)-(10),(41),(42)). The engine had the marker but the service had no way
+    to record it: a Lay called off still lost to the come out 4."""
+    table = h.table()
+    device = h.device(table)
+    ids = {}
+    for name, amount, params in (("place_to_win", 1200, {"number": 4}),
+                                 ("buy", 2000, {"number": 4}), ("hardway", 500, {"number": 4}),
+                                 ("lay", 2000, {"number": 4}), ("pass", 1000, {})):
+        r = h.wager(table, name, amount, **params)
+        assert r.status_code == 201, r.text
+        ids[name] = r.json()["wager"]["id"]
+    for name, working in (("place_to_win", True), ("buy", True), ("lay", False)):
+        r = _mark(h, table, ids[name], working)
+        assert r.status_code == 200, r.text
+        assert (r.json()["wager"]["working"], r.json()["round"]) == (working, 1)
+    listed = {w["name"]: w["working"] for w in
+              h.client.get(f"/v1/tables/{table}/wagers", headers=h.auth()).json()}
+    assert listed == {"place_to_win": True, "buy": True, "hardway": None, "lay": False,
+                      "pass": None}
+    r = _mark(h, table, ids["pass"], False)
+    assert r.status_code == 409 and r.json()["code"] == "no_marker", r.text
+    assert _mark(h, table, "nope", True).status_code == 404
+    lines = {ln["name"]: (ln["result"], ln["paid"]) for ln in
+             h.post_roll(table, device, h.body(0, (1, 3))).json()["settlement"]["lines"]}
+    # Buy on the 4: 2 to 1 less the 5% taken when it was bought (623a.5(g)).
+    assert lines == {"place_to_win": ("win", 2160), "buy": ("win", 4000)}
+    r = _mark(h, table, ids["lay"], None)  # the rule again: a Lay works
+    assert r.status_code == 200 and r.json()["wager"]["working"] is None
+    lines = {ln["name"]: ln["result"] for ln in
+             h.post_roll(table, device, h.body(1, (3, 4))).json()["settlement"]["lines"]}
+    assert lines == {"place_to_win": "lose", "buy": "lose", "hardway": "lose",
+                     "lay": "win", "pass": "lose"}
+
+
+def test_other_games_have_no_on_off_marker(h):
+    table = h.table("props-and-hops")
+    wid = h.wager(table, "field", 1000).json()["wager"]["id"]
+    r = _mark(h, table, wid, False)
+    assert r.status_code == 409
+    assert (r.json()["code"], r.json()["section"]) == ("not_supported", "668a")

@@ -160,6 +160,18 @@ def test_removal_rules(wager, rolls, allowed):
         assert err.value.code == "not_removable"
 
 
+@pytest.mark.parametrize("amount", [0, 500])
+def test_a_bonus_craps_wager_is_neither_reduced_nor_removed_623a_4_c_4_623a_12_2(amount):
+    """623a.4(c)(4) forbids reducing it; 623a.12(2) keeps it "until [it is] either collected
+    or paid", so it is not removed either. The refusal of a removal said only "may not be
+    reduced"."""
+    state = table(Wager.of("b", "all_tall", 1000))
+    with pytest.raises(WagerRefused) as err:
+        craps.reduce(state, "b", amount)
+    assert (err.value.code, err.value.section) == ("not_removable", "623a.4(c)(4), 623a.12(2)")
+    assert "collected or paid" in err.value.message
+
+
 def test_come_bet_cannot_be_removed_after_it_travels_623a_4_c_2():
     state = table(rolls=[POINT[4]])
     state = craps.place(state, Wager.of("c", "come", 1000)).state
@@ -167,6 +179,24 @@ def test_come_bet_cannot_be_removed_after_it_travels_623a_4_c_2():
     state = craps.settle(state, POINT[8]).state
     with pytest.raises(WagerRefused, match=r"623a\.4"):
         craps.reduce(state, "c", 0)
+
+
+def test_a_dont_come_on_its_come_point_comes_down_unlike_a_come_bet_623a_4_c_2_d():
+    """623a.4(d): a Don't Come Bet "may be removed or reduced at any time", on its come point
+    too, where a Come Bet may not (623a.4(c)(2)); with lay odds behind it, they come down
+    first (the odds were laid against the flat bet, 623a.6(d),(e))."""
+    state = craps.place(table(rolls=[POINT[4]]), Wager.of("d", "dont_come", 1000)).state
+    state = craps.place(state, Wager.of("c2", "come", 1000, seat=1)).state
+    state = craps.settle(state, POINT[8]).state  # both travel to the 8
+    assert {w.id: w.point for w in state.wagers} == {"d": 8, "c2": 8}
+    with pytest.raises(WagerRefused, match=r"623a\.4\(c\)\(2\)"):
+        craps.reduce(state, "c2", 0)
+    assert craps.reduce(state, "d", 600).state.wager("d").amount == 600
+    laid = craps.place(state, Wager.of("o", "dont_come_odds", 1200, number=8)).state
+    with pytest.raises(WagerRefused, match="odds_attached"):
+        craps.reduce(laid, "d", 0)
+    change = craps.reduce(craps.reduce(laid, "o", 0).state, "d", 0)
+    assert change.returned == 1000 and [w.id for w in change.state.wagers] == ["c2"]
 
 
 def test_reduce_keeps_the_rest_of_the_wager_on_the_table():
@@ -450,6 +480,28 @@ def test_a_reduced_or_removed_dont_bet_is_not_increased_or_replaced_623a_4_d(nam
     assert craps.place(nxt, Wager.of("d3", name, 500)).wager.amount == 500
 
 
+@pytest.mark.parametrize(("name", "before", "others"), [
+    ("dont_pass", [], [("pass", {}), ("place_to_win", {"number": 6}),
+                       ("hardway", {"number": 8}), ("buy", {"number": 4}),
+                       ("all_small", {})]),
+    ("dont_come", [POINT[4]], [("place_to_lose", {"number": 5}), ("come", {}),
+                               ("lay", {"number": 10}), ("dont_pass_odds", {})]),
+])
+def test_a_reduced_dont_bet_locks_only_its_own_spot_623a_4_d(name, before, others):
+    """623a.4(d) forbids replacing or increasing the Don't Pass or Don't Come Bet that was
+    reduced, nothing else: the same seat's Place, Pass, Come, Buy, Lay, Hardway, Bonus
+    Craps wagers and lay odds are other bets. They were refused `dont_reduced` until the
+    next roll (every name but dont_come shared the Don't Pass area's bit)."""
+    flats = [Wager.of("dp", "dont_pass", 1000)] if name == "dont_come" else []
+    state = table(*flats, rolls=before)
+    state = craps.place(state, Wager.of("d", name, 1000)).state
+    after = craps.reduce(state, "d", 500).state
+    for i, (other, params) in enumerate(others):
+        placed = craps.place(after, Wager.of(f"x{i}", other, 1000, **params))
+        assert placed.wager.name == other
+        assert craps.place_many(after, [Wager.of(f"x{i}", other, 1000, **params)])[1]
+
+
 def test_which_wagers_the_next_roll_can_decide_623a_4_c():
     """After the throw a wager comes down only if the roll cannot decide it (623a.4(c))."""
     state = table(Wager.of("pass", "pass", 1000), Wager.of("p6", "place_to_win", 1200, number=6),
@@ -462,3 +514,19 @@ def test_which_wagers_the_next_roll_can_decide_623a_4_c():
     assert decided == {"pass": True, "p6": False, "h8": True, "l4": True, "fire": False}
     assert craps.decided_by_next_roll(craps.settle(state, POINT[4]).state, "p6")
     assert not craps.decided_by_next_roll(state, "nope")
+
+
+def test_which_wagers_a_run_of_pending_rolls_can_decide_623a_4_c():
+    """Rolls held or queued for review may each be decided as any faces, or voided
+    (623a.9(c)); a wager comes down only if none of them can decide it (623a.4(c)). A
+    Place Bet off on the come out roll is not decided by that roll, but by the next one
+    once the come out sets a point; marked off, by neither; a Fire Bet by the first loser
+    7, which takes two rolls (623a.11(a)(5))."""
+    state = table(Wager.of("p6", "place_to_win", 1200, number=6), Wager.of("f", "fire", 500),
+                  Wager.of("x6", "place_to_win", 1200, number=6, seat=1))
+    state = craps.set_working(state, "x6", False)
+    runs = {k: {w.id: craps.decided_by_next_roll(state, w.id, k) for w in state.wagers}
+            for k in (1, 2, 40)}
+    assert runs[1] == {"p6": False, "f": False, "x6": False}
+    assert runs[2] == runs[40] == {"p6": True, "f": True, "x6": False}
+    assert not craps.decided_by_next_roll(state, "nope", 3)

@@ -56,3 +56,24 @@ def test_bonus_craps_and_the_fire_bet_stay_offered_at_craps():
     state = craps.new_table(MINI)
     assert craps.place(state, Wager.of("b", "all_small", 500)).wager.name == "all_small"
     assert craps.place(craps.new_table(), Wager.of("f", "fire", 500)).wager.name == "fire"
+
+
+@pytest.mark.parametrize(("name", "params", "section"), [
+    ("buy", {"number": 4}, "623a.3(a)(41), 623a.5(g)"),
+    ("lay", {"number": 10}, "623a.3(a)(42), 623a.5(g)"),
+    ("all_small", {}, "623a.3(a)(43)(i), 623a.5(h), 623a.12"),
+    ("all_tall", {}, "623a.3(a)(43)(iii), 623a.5(h), 623a.12"),
+    ("all_or_nothing", {}, "623a.3(a)(43)(ii), 623a.5(h), 623a.12"),
+])
+def test_the_other_optional_wagers_are_offered_at_mini_craps(name, params, section):
+    """623a.3(a) authorizes Buy, Lay and Bonus Craps "in the games of Craps and
+    Mini-Craps"; unlike 623a.11 ("in the game of Craps") neither 623a.5(g) nor 623a.12
+    names a game, and 623a.2(d)(5) lays out Bonus Craps on "a Craps or Mini-Craps table".
+    Only the Fire Bet is Craps-only; the house options turn the others off."""
+    assert MINI.craps_only(name) is None
+    placed = craps.place(craps.new_table(MINI), Wager.of("w", name, 2000, **params))
+    assert MINI.specs[(name, placed.wager.params)].section == section
+    off = CrapsOptions(game="mini-craps", buy_lay=False, bonus_craps=False)
+    with pytest.raises(WagerRefused) as err:
+        craps.place(craps.new_table(off), Wager.of("w", name, 2000, **params))
+    assert err.value.code == "unknown_wager"
