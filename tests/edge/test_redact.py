@@ -15,8 +15,11 @@ from typing import ClassVar
 import httpx
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from dicecall.cli import app
 from dicecall.edge import camera, sources
+from dicecall.edge.config import EdgeConfig
 from dicecall.edge.health import JsonFormatter
 from dicecall.edge.redact import redact_text, redact_uri
 from dicecall.edge.runner import EdgeRunner
@@ -216,3 +219,44 @@ def test_the_runner_masks_a_camera_error_whatever_source_made_it(tmp_path, kit, 
     want = f"camera {SHOWN} refused the login"
     assert [e["error"] for e in events] == [want]
     assert [r.error for r in caplog.records] == [want]
+
+
+def _yaml(tmp_path, kit, source: str, service_url: str = "http://127.0.0.1:9"):
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        f"table_id: {kit.TABLE}\ndevice_id: {kit.DEVICE}\ndevice_secret: {'s' * 32}\n"
+        f"service_url: {service_url}\ngame: craps\nsettle: {{die_px: 6.0}}\n"
+        f"source:\n  kind: opencv\n{source}")
+    return ["edge", "run", "-c", str(path), "--check"]
+
+
+def test_check_shows_the_source_with_user_and_host_not_the_password(tmp_path, kit):
+    out = CliRunner().invoke(app, _yaml(tmp_path, kit, f"  uri: {URI}?token=abcdef\n"))
+    assert out.exit_code == 0, out.output
+    assert f"source opencv {SHOWN}?token=***)" in out.output
+    assert PASSWORD not in out.output and "abcdef" not in out.output
+
+
+@pytest.mark.parametrize(("source", "service_url", "says"), [
+    # a YAML error on the URI's line: the parser would quote the line
+    (f"  uri: {URI}: x\n", "http://127.0.0.1:9",
+     "not valid YAML (mapping values are not allowed here at line 9, column"),
+    (f'  uri: "{URI}\n', "http://127.0.0.1:9",
+     "not valid YAML (while scanning a quoted scalar, found unexpected end of stream"),
+    ("  uri: 0\n", f"http://alice:{PASSWORD}@/v1",
+     "no host name in 'http://alice:***@/v1'"),
+])
+def test_a_refused_file_is_reported_without_the_password(tmp_path, kit, source, service_url,
+                                                         says):
+    out = CliRunner().invoke(app, _yaml(tmp_path, kit, source, service_url))
+    assert out.exit_code == 2
+    assert says in out.output and PASSWORD not in out.output
+
+
+def test_the_config_repr_shows_the_source_without_its_password(kit):
+    cfg = EdgeConfig.model_validate({
+        "table_id": kit.TABLE, "device_id": kit.DEVICE, "device_secret": "s" * 32,
+        "service_url": "http://127.0.0.1:9", "game": "craps",
+        "source": {"kind": "opencv", "uri": URI}})
+    assert cfg.source.uri == URI  # what the camera is opened with
+    assert SHOWN in repr(cfg) and PASSWORD not in repr(cfg) and PASSWORD not in str(cfg)
