@@ -115,7 +115,11 @@ class Worker:
 
 
 class TimedCapture:
-    """Owns one capture: `open`, `read` with a timeout, and `release`, never two at once."""
+    """Owns one capture: `open`, `read` with a timeout, and `release`, never two at once.
+
+    `name` goes into the thread's name and a log line: the source as it may be shown, without
+    its password (edge/redact.py), never the URI it is opened with.
+    """
 
     def __init__(self, name: str) -> None:
         self._name = name

@@ -43,7 +43,7 @@ def run(
             warnings = [f"zones: cannot read {cfg.zones} for the die size: {exc}"]
         for line in warnings:  # valid, but the table may miss throws: said, not refused
             typer.echo(f"warning: {line}", err=True)
-        typer.echo(f"{config}: ok ({cfg.game}, table {cfg.table_id}, source {cfg.source.kind})")
+        typer.echo(f"{config}: ok ({cfg.game}, table {cfg.table_id}, source {_source(cfg)})")
         return
     setup_logging(cfg.log_json)
     from .runner import EdgeRunner
@@ -92,6 +92,16 @@ def requeue(
         typer.echo(f"{moved} requeued")
     finally:
         box.close()
+
+
+def _source(cfg) -> str:
+    """The source's kind, and an OpenCV source's URI without its password or tokens, so the
+    check shows which camera without putting the password on a terminal (edge/redact.py)."""
+    if cfg.source.kind != "opencv":
+        return cfg.source.kind
+    from .redact import redact_uri
+
+    return f"opencv {redact_uri(cfg.source.uri)}"
 
 
 def register(app: typer.Typer) -> None:

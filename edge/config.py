@@ -25,6 +25,8 @@ from dicecall.api.schemas.common import UUID_PATTERN
 from dicecall.vision.config import FROM_ARRAY
 from dicecall.vision.profiles import GAMES
 
+from .redact import redact_text, redact_uri
+
 
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the file and fields."""
@@ -85,6 +87,12 @@ class OpenCVSource(_Strict):
                                               "taking longer than this is a camera error "
                                               "(retried with backoff); at least the read "
                                               "timeout")
+
+    def __repr_args__(self):
+        # repr() (a config in a log line or a traceback's locals) shows the URI without its
+        # password or tokens, as every message does (edge/redact.py)
+        for name, value in super().__repr_args__():
+            yield name, redact_uri(value) if name == "uri" else value
 
 
 class Picamera2Source(_Strict):
@@ -269,7 +277,7 @@ class EdgeConfig(_Strict):
         parts = urlsplit(url)
         _ = parts.port  # raises ValueError for a port that is not a number in range
         if not parts.hostname:
-            raise ValueError(f"no host name in {url!r}")
+            raise ValueError(f"no host name in {redact_text(url)!r}")
         return url
 
     @model_validator(mode="after")
@@ -308,6 +316,18 @@ def _rebase(raw: dict, base: Path) -> None:
             node[keys[-1]] = str(p if p.is_absolute() else base / p)
 
 
+def _yaml_problem(exc) -> str:
+    """A YAML error without the parser's snippet of the line, which may be a camera URI with
+    its password (the line and column say where), masked as any message (edge/redact.py)."""
+    import yaml
+
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return redact_text(str(exc))
+    mark = exc.problem_mark
+    what = ", ".join(x for x in (exc.context, exc.problem) if x)
+    return redact_text(f"{what} at line {mark.line + 1}, column {mark.column + 1}")
+
+
 def load_config(path: str | Path) -> EdgeConfig:
     """Reads and validates one table's YAML file.
 
@@ -322,7 +342,7 @@ def load_config(path: str | Path) -> EdgeConfig:
     except OSError as exc:
         raise ConfigError(f"{p}: {exc.strerror}") from exc
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{p}: not valid YAML ({exc})") from exc
+        raise ConfigError(f"{p}: not valid YAML ({_yaml_problem(exc)})") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{p}: expected a mapping of settings at the top level")
     _rebase(raw, p.resolve().parent)
@@ -330,7 +350,8 @@ def load_config(path: str | Path) -> EdgeConfig:
         return EdgeConfig.model_validate(raw)
     except ValidationError as exc:
         lines = [f"  {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
-        raise ConfigError(f"{p}: invalid configuration\n" + "\n".join(lines)) from None
+        raise ConfigError(redact_text(f"{p}: invalid configuration\n" + "\n".join(lines))
+                          ) from None
 
 
 def check_paths(cfg: EdgeConfig) -> None:

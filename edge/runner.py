@@ -25,6 +25,7 @@ from .phase import PhaseTracker
 from .publisher import Publisher, SignedClient
 from .reading import Reading
 from .readpath import ReadPath, _Settled
+from .redact import redact_text
 from .settle import BLOCKED, SETTLED, UNCHANGED, SettleDetector
 from .sources import Frame, FrameSource, build_source
 
@@ -251,6 +252,10 @@ class EdgeRunner(ReadPath):
         self.metrics.camera_up.set(int(state == "up"))
 
     def _camera_failed(self, error: str, retry_in: float) -> None:
+        # The error goes to the log and to on_event: no camera password in either, whatever
+        # source made the text (edge/redact.py).
+        error = redact_text(error, getattr(self.cfg.source, "uri", None),
+                            getattr(self.source, "uri", None))
         self.metrics.camera_errors.inc()
         log.error("camera error; reopening", extra={"error": error, "retry_in_s": retry_in})
         self.emit("camera_error", error=error, retry_in_s=retry_in)

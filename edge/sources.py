@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from .capture import CallTimeout, TimedCapture
+from .redact import redact_text, redact_uri
 
 
 class CameraError(RuntimeError):
@@ -181,7 +182,8 @@ class OpenCVSource:
     packet is not worth a reopen, an unplugged camera is. A capture whose open or read is
     stuck is not opened again until that call returns (edge/capture.py): a CameraError
     each time instead, so stuck threads never pile up. Times are the capture's own position
-    for files, the monotonic clock otherwise.
+    for files, the monotonic clock otherwise. Messages name the source without its password
+    or query tokens (edge/redact.py): `uri` itself is only handed to VideoCapture().
     """
 
     def __init__(self, uri: int | str, width: int | None = None, height: int | None = None,
@@ -189,6 +191,7 @@ class OpenCVSource:
                  capture_timeout_s: float = 2.0, failed_reads: int = 3,
                  open_timeout_s: float = 10.0) -> None:
         self.uri, self.width, self.height, self.fps = uri, width, height, fps
+        self.shown = redact_uri(uri)  # the source in messages: they reach logs and events
         self.lores_width = lores_width
         self.timeout_s = max(capture_timeout_s, 3 / fps) if fps else capture_timeout_s
         # the first frame is part of the open: never less time than any other frame gets
@@ -204,7 +207,7 @@ class OpenCVSource:
         cap = cv2.VideoCapture(self.uri)
         if not cap.isOpened():
             cap.release()
-            raise CameraError(f"cannot open video source {self.uri!r}")
+            raise CameraError(f"cannot open video source {self.shown!r}")
         for prop, value in ((cv2.CAP_PROP_FRAME_WIDTH, self.width),
                             (cv2.CAP_PROP_FRAME_HEIGHT, self.height),
                             (cv2.CAP_PROP_FPS, self.fps)):
@@ -214,11 +217,11 @@ class OpenCVSource:
 
     def open(self) -> None:
         if self._stuck is not None and self._stuck.alive:
-            raise CameraError(f"video source {self.uri!r} is not opened again until its "
+            raise CameraError(f"video source {self.shown!r} is not opened again until its "
                               f"stuck {self._stuck.stuck_in} returns (its capture is "
                               "released then)")
         self._stuck = None
-        cap = TimedCapture(str(self.uri))
+        cap = TimedCapture(str(self.shown))
         deadline = time.monotonic() + self.open_timeout_s
         what = "did not open"
         try:
@@ -227,14 +230,15 @@ class OpenCVSource:
             self._first = cap.read(max(deadline - time.monotonic(), 0.0))
         except CallTimeout:
             self._drop(cap)
-            raise CameraError(f"video source {self.uri!r} {what} within "
+            raise CameraError(f"video source {self.shown!r} {what} within "
                               f"{self.open_timeout_s:g} s (open_timeout_s)") from None
         except CameraError:
             self._drop(cap)
             raise
         except Exception as exc:  # a backend error inside VideoCapture() or read()
             self._drop(cap)
-            raise CameraError(f"cannot open video source {self.uri!r}: {exc}") from exc
+            raise CameraError(f"cannot open video source {self.shown!r}: "
+                              f"{self._why(exc)}") from None
         self._cap = cap
 
     def _read(self):
@@ -244,10 +248,11 @@ class OpenCVSource:
         try:
             return self._cap.read(self.timeout_s)
         except CallTimeout:
-            raise CameraError(f"no frame from video source {self.uri!r} for "
+            raise CameraError(f"no frame from video source {self.shown!r} for "
                               f"{self.timeout_s:g} s (read timed out)") from None
         except Exception as exc:  # a backend error inside read()
-            raise CameraError(f"video source {self.uri!r}: read failed: {exc}") from exc
+            raise CameraError(f"video source {self.shown!r}: read failed: "
+                              f"{self._why(exc)}") from None
 
     def frames(self) -> Iterator[Frame]:
         if self._cap is None:
@@ -260,13 +265,18 @@ class OpenCVSource:
                     return
                 failed += 1
                 if failed >= self.failed_reads:
-                    raise CameraError(f"video source {self.uri!r} gave no frame in {failed} "
+                    raise CameraError(f"video source {self.shown!r} gave no frame in {failed} "
                                       "reads in a row")
                 continue
             n, failed = n + 1, 0
             # A file's own clock, so a video replays with its timing at any decode speed.
             t = self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000 if self.finite else time.monotonic()
             yield Frame(t, time.time(), image, lores_grey(image, self.lores_width), f"#{n}")
+
+    def _why(self, exc: Exception) -> str:
+        # A backend's text may quote the URI (or its password) as given: masked, and the
+        # exception not chained, so no traceback logged later carries it either.
+        return f"{type(exc).__name__}: {redact_text(str(exc), self.uri)}"
 
     def _drop(self, cap: TimedCapture) -> None:
         cap.release()  # now, or once a call still in progress returns
