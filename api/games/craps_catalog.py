@@ -55,7 +55,7 @@ def _odds_notes(flat: str, by: dict[int, int], lay: bool, whole: int | None) -> 
     return notes
 
 
-def craps_specs(*, buy_lay: bool, fire: str | None, bonus: bool,
+def craps_specs(*, buy: bool, lay: bool, place_to_lose: bool, fire: str | None, bonus: bool,
                 odds: tuple[dict[int, int], dict[int, int]], whole: int | None = None
                 ) -> dict[tuple, Spec]:
     """The concrete wagers a table with these house options accepts, keyed by (name, params).
@@ -87,16 +87,17 @@ def craps_specs(*, buy_lay: bool, fire: str | None, bonus: bool,
                  notes=_odds_notes("Don't Come Bet", {n: laid[n]}, True, whole)),
             make("place_to_win", f"Place Bet to Win on {n}", odds_text(PLACE_TO_WIN[n]),
                  f"{S}(5), 623a.5(a)", "place", PLACE_TO_WIN[n], p),
-            make("place_to_lose", f"Place Bet to Lose on {n}", odds_text(PLACE_TO_LOSE[n]),
-                 f"{S}(6), 623a.5(a)", "place", PLACE_TO_LOSE[n], p),
         ]
-        if buy_lay:
-            specs += [
-                make("buy", f"Buy Bet on {n}", odds_text(BUY[n]) + " less vigorish",
-                     f"{S}(41), 623a.5(g)", "place", BUY[n], p),
-                make("lay", f"Lay Bet against {n}", odds_text(LAY[n]) + " less vigorish",
-                     f"{S}(42), 623a.5(g)", "place", LAY[n], p),
-            ]
+        if place_to_lose:  # 623a.3(a)(42): a Lay Bet may be offered in lieu of it
+            specs.append(make("place_to_lose", f"Place Bet to Lose on {n}",
+                              odds_text(PLACE_TO_LOSE[n]), f"{S}(6), 623a.5(a)", "place",
+                              PLACE_TO_LOSE[n], p))
+        if buy:  # each optional on its own (623a.3(a)(41), (42))
+            specs.append(make("buy", f"Buy Bet on {n}", odds_text(BUY[n]) + " less vigorish",
+                              f"{S}(41), 623a.5(g)", "place", BUY[n], p))
+        if lay:
+            specs.append(make("lay", f"Lay Bet against {n}", odds_text(LAY[n]) +
+                              " less vigorish", f"{S}(42), 623a.5(g)", "place", LAY[n], p))
     for n, section in zip((4, 6, 8, 10), ("(7)", "(8)", "(9)", "(10)"), strict=True):
         specs.append(make("hardway", f"{n} the Hardway Bet", odds_text(HARDWAY[n]),
                           f"{S}{section}", "hardway", HARDWAY[n], {"number": n}))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from fractions import Fraction
 from functools import cached_property
 
@@ -51,7 +51,12 @@ class CrapsOptions:
             (623a.6(f)): $6 of odds behind a $5 Pass Bet on the 5 at 1x, paid $9; None,
             the default, accepts nothing above the limit.
         prop_unit: the chip unit in cents of "units of four/five" (623a.3(a)(19)-(21)).
-        buy_lay: whether Buy and Lay Bets are offered (623a.3(a)(41),(42)).
+        buy: whether Buy Bets are offered (623a.3(a)(41)).
+        lay: whether Lay Bets are offered (623a.3(a)(42)).
+        place_to_lose: whether Place Bets to Lose are offered (623a.3(a)(6)); a house may
+            leave them off only where it offers Lay Bets "in lieu of" them (623a.3(a)(42)).
+        buy_lay: the older single option (init only): True or False sets both `buy` and
+            `lay`, as tables stored before them meant; not stored.
         vig_rate: vigorish on Buy and Lay, at most 5% (623a.5(g)(3)).
         buy_vig, lay_vig: "upfront" (623a.5(g)(3)(i)(A),(ii)(A)) or "on_win" ((B)).
         buy_vig_numbers, lay_vig_numbers: with "on_win", the numbers it applies to.
@@ -73,7 +78,9 @@ class CrapsOptions:
     lay_odds_multiple: int | tuple[tuple[int, int], ...] | None = None
     odds_whole_payout: int | None = None
     prop_unit: int = 100
-    buy_lay: bool = True
+    buy: bool | None = None
+    lay: bool | None = None
+    place_to_lose: bool = True
     vig_rate: Fraction = Fraction(5, 100)
     buy_vig: str = "upfront"
     lay_vig: str = "upfront"
@@ -84,8 +91,9 @@ class CrapsOptions:
     bonus_craps: bool = True
     come_odds_on_comeout: bool = False
     seats: int | None = None
+    buy_lay: InitVar[bool | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, buy_lay: bool | None) -> None:
         def refuse(message: str, section: str) -> None:
             raise OptionsRefused("bad_option", message, section)
 
@@ -101,6 +109,7 @@ class CrapsOptions:
         if whole is not None and (isinstance(whole, bool) or not isinstance(whole, int)
                                   or whole < 1):
             refuse(f"odds_whole_payout is a unit of cents or null, got {whole!r}", "623a.6(f)")
+        self._buy_and_lay(buy_lay)
         if self.payout_unit < 1 or self.vig_unit < 1 or self.prop_unit < 1:
             refuse("units must be positive cents", "623a.5")
         object.__setattr__(self, "vig_rate", Fraction(self.vig_rate))
@@ -125,6 +134,30 @@ class CrapsOptions:
             refuse(f"a Mini-Craps table seats at most {MINI_CRAPS_SEATS} players, got "
                    f"{self.seats}", "623a.2(c)")
 
+    def _buy_and_lay(self, buy_lay: bool | None) -> None:
+        """`buy` and `lay` from themselves or the older `buy_lay`; Place Bets to Lose off
+        only with Lay Bets on."""
+        for name in ("buy", "lay"):
+            value = getattr(self, name)
+            if buy_lay is not None and value is not None and value != buy_lay:
+                raise OptionsRefused("bad_option", f"buy_lay={buy_lay} is the older form of "
+                                     f"buy and lay and contradicts {name}={value}; give "
+                                     "buy and lay only", "623a.3(a)(41),(42)")
+            value = (buy_lay if buy_lay is not None else True) if value is None else value
+            if not isinstance(value, bool):
+                raise OptionsRefused("bad_option", f"{name} must be true or false, got "
+                                     f"{value!r}", "623a.3(a)(41),(42)")
+            object.__setattr__(self, name, value)
+        if not isinstance(self.place_to_lose, bool):
+            raise OptionsRefused("bad_option", "place_to_lose must be true or false",
+                                 "623a.3(a)(6)")
+        # 623a.3(a)(41) offers Buy "in addition to" Place Bets to Win; only Lay may come
+        # "in addition to or in lieu of" Place Bets to Lose, (42).
+        if not self.place_to_lose and not self.lay:
+            raise OptionsRefused("bad_option", "Place Bets to Lose may be left off only in "
+                                 "lieu of Lay Bets: set lay to true, or place_to_lose to "
+                                 "true", "623a.3(a)(42)")
+
     @cached_property
     def _odds_limits(self) -> tuple[dict[int, int], dict[int, int]]:
         take = _by_point(self.odds_multiple)
@@ -134,6 +167,18 @@ class CrapsOptions:
     def odds_limit(self, number: int, lay: bool) -> int:
         """The multiple of the flat bet odds on `number` may be (take) or win (lay)."""
         return self._odds_limits[lay][number]
+
+    def not_offered(self, name: str) -> tuple[str, str] | None:
+        """(why, section) when wager `name` is one the regulation leaves to the house and
+        this table does not offer it; else None."""
+        if name == "buy" and not self.buy:
+            return "this table does not offer Buy Bets", "623a.3(a)(41)"
+        if name == "lay" and not self.lay:
+            return "this table does not offer Lay Bets", "623a.3(a)(42)"
+        if name == "place_to_lose" and not self.place_to_lose:
+            return ("this table offers Lay Bets in lieu of Place Bets to Lose",
+                    "623a.3(a)(6),(42)")
+        return None
 
     def refuse_craps_only(self) -> None:
         """Refuses a new table offering at Mini-Craps a wager 623a offers only at Craps.
@@ -159,8 +204,8 @@ class CrapsOptions:
 
     @cached_property
     def specs(self) -> dict:
-        return craps_specs(buy_lay=self.buy_lay, fire=self.fire, bonus=self.bonus_craps,
-                           odds=self._odds_limits,
+        return craps_specs(buy=self.buy, lay=self.lay, place_to_lose=self.place_to_lose,
+                           fire=self.fire, bonus=self.bonus_craps, odds=self._odds_limits,
                            whole=self.odds_whole_payout)
 
     @cached_property

@@ -106,6 +106,9 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
         raise WagerRefused("unknown_wager", f"{wager.name}: a Mini-Craps table does not offer "
                            "it, 623a offers it in the game of Craps only", only)
     if spec is None:
+        off = o.not_offered(wager.name)
+        if off:
+            raise WagerRefused("unknown_wager", f"{wager.name}: {off[0]}", off[1])
         refuse_unknown(o.offered_specs, wager, f"this {o.game} table", "623a.3(a)")
     if spec.kind == "fire" and wager.seat >= FIRE_AREAS:
         raise WagerRefused("bad_seat", f"player position {wager.seat} has no Fire Bet area: "

@@ -10,6 +10,7 @@ their constructors, so stored or posted options are validated by the engine's ow
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from fractions import Fraction
 from functools import lru_cache
@@ -61,7 +62,8 @@ def _options_cached(game: str, key: str) -> Any:
     # object per distinct configuration keeps every table state of that setup cheap.
     rules = get(game)
     data = dict(json.loads(key))
-    known = {f.name for f in dataclasses.fields(rules.options_type)}
+    # Init-only options too: older names a stored table may still have (Craps' buy_lay).
+    known = set(inspect.signature(rules.options_type).parameters)
     unknown = sorted(set(data) - known)
     if unknown:
         raise OptionsRefused("bad_option", f"unknown option(s) for {game}: "

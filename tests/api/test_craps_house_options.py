@@ -1,4 +1,5 @@
-"""Craps house options through the API: odds limits per point (623a.6(e),(f))."""
+"""Craps house options through the API: odds limits per point (623a.6(e),(f)), Buy, Lay and
+Place Bets to Lose (623a.3(a)(6),(41),(42))."""
 
 from __future__ import annotations
 
@@ -30,3 +31,40 @@ def test_per_point_odds_outside_the_regulation_are_422(h):
         r = _create(h, odds_multiple=value)
         assert r.status_code == 422, value
         assert (r.json()["code"], r.json()["section"]) == ("bad_option", "623a.6(e)")
+
+
+def test_buy_and_lay_are_separate_and_lay_may_replace_place_to_lose_623a_3_a_41_42(h):
+    r = _create(h, buy=False, place_to_lose=False)
+    assert r.status_code == 201, r.text
+    table = r.json()["id"]
+    assert h.wager(table, "lay", 2000, number=4).status_code == 201
+    for name, section in (("buy", "623a.3(a)(41)"), ("place_to_lose", "623a.3(a)(6),(42)")):
+        r = h.wager(table, name, 2000, number=4)
+        assert r.status_code == 422
+        assert (r.json()["code"], r.json()["section"]) == ("unknown_wager", section)
+    r = _create(h, lay=False, place_to_lose=False)
+    assert r.status_code == 422
+    assert (r.json()["code"], r.json()["section"]) == ("bad_option", "623a.3(a)(42)")
+
+
+def test_tables_with_the_older_buy_lay_option_keep_working(h):
+    """A request with `buy_lay`, and a table stored with it, mean Buy and Lay both."""
+    from dicecall.api.db.models import Table
+    from dicecall.api.games import serialize
+
+    r = _create(h, buy_lay=False)
+    assert r.status_code == 201, r.text
+    options = r.json()["options"]
+    assert (options["buy"], options["lay"]) == (False, False) and "buy_lay" not in options
+    table = h.table()
+    with h.db.write() as session:  # as a table stored before `buy` and `lay`
+        row = session.get(Table, table)
+        data = serialize.to_json("craps", serialize.loads(row.state_json))
+        for name in ("buy", "lay", "place_to_lose", "lay_odds_multiple", "odds_whole_payout"):
+            del data["options"][name]
+        data["options"]["buy_lay"] = False
+        row.state_json = serialize.dumps("craps", serialize.from_json(data))
+        row.version += 1
+    r = h.wager(table, "lay", 2000, number=4)
+    assert r.status_code == 422 and r.json()["section"] == "623a.3(a)(42)"
+    assert h.wager(table, "place_to_lose", 1100, number=4).status_code == 201

@@ -1,5 +1,4 @@
-"""Craps house options for odds: limits per point number (623a.6(a)-(e)) and the excess that
-pays whole amounts (623a.6(f))."""
+"""Craps house options for odds (623a.6), Buy, Lay and Place to Lose (623a.3(a)(6),(41),(42))."""
 
 from __future__ import annotations
 
@@ -171,3 +170,48 @@ def test_whole_payout_unit_is_positive_cents_623a_6_f(unit):
     with pytest.raises(OptionsRefused) as err:
         CrapsOptions(odds_whole_payout=unit)
     assert err.value.section == "623a.6(f)"
+
+
+# 623a.3(a)(6),(41),(42): Buy, Lay and Place to Lose
+
+
+@pytest.mark.parametrize(("options", "offered", "refused_with"), [
+    pytest.param({"buy": False}, ["lay", "place_to_lose"], {"buy": "623a.3(a)(41)"},
+                 id="623a.3(a)(41)-lay-without-buy"),
+    pytest.param({"lay": False}, ["buy", "place_to_lose"], {"lay": "623a.3(a)(42)"},
+                 id="623a.3(a)(42)-buy-without-lay"),
+    pytest.param({"place_to_lose": False}, ["buy", "lay"],
+                 {"place_to_lose": "623a.3(a)(6),(42)"}, id="623a.3(a)(42)-lay-in-lieu"),
+    pytest.param({"buy_lay": False}, ["place_to_lose"],
+                 {"buy": "623a.3(a)(41)", "lay": "623a.3(a)(42)"}, id="older-buy_lay-off"),
+    pytest.param({"buy_lay": True, "place_to_lose": False}, ["buy", "lay"],
+                 {"place_to_lose": "623a.3(a)(6),(42)"}, id="older-buy_lay-on"),
+])
+def test_buy_lay_and_place_to_lose_are_each_the_houses_choice(options, offered, refused_with):
+    state = table(rolls=[POINT[4]], options=CrapsOptions(**options))
+    for name in offered:
+        craps.place(state, Wager.of("w", name, 2000, number=6))
+    for name, section in refused_with.items():
+        err = refused(state, Wager.of("w", name, 2000, number=6))
+        assert (err.code, err.section) == ("unknown_wager", section)
+        assert not any(n == name for n, _ in state.options.specs)
+
+
+def test_place_to_lose_comes_off_only_in_lieu_of_lay_623a_3_a_42():
+    for options in ({"place_to_lose": False, "lay": False},
+                    {"place_to_lose": False, "buy_lay": False}):
+        with pytest.raises(OptionsRefused) as err:
+            CrapsOptions(**options)
+        assert err.value.section == "623a.3(a)(42)"
+
+
+def test_the_older_buy_lay_option_loads_and_is_stored_as_buy_and_lay():
+    """A table stored with `buy_lay` reads back as both, and is written back without it."""
+    for old, both in ((False, False), (True, True)):
+        options = serialize.options_from_json("craps", {"buy_lay": old})
+        assert (options.buy, options.lay) == (both, both)
+        stored = serialize.options_to_json(options)
+        assert "buy_lay" not in stored and (stored["buy"], stored["lay"]) == (both, both)
+    with pytest.raises(OptionsRefused, match="contradicts"):
+        CrapsOptions(buy_lay=False, lay=True)
+    assert CrapsOptions(buy_lay=False, lay=False) == CrapsOptions(buy=False, lay=False)
