@@ -1,5 +1,6 @@
 """Craps house options through the API: odds limits per point (623a.6(e),(f)), Buy, Lay and
-Place Bets to Lose (623a.3(a)(6),(41),(42))."""
+Place Bets to Lose (623a.3(a)(6),(41),(42)), and a Don't bet removed with its lay odds
+(623a.4(d), 623a.6(b))."""
 
 from __future__ import annotations
 
@@ -68,3 +69,23 @@ def test_tables_with_the_older_buy_lay_option_keep_working(h):
     r = h.wager(table, "lay", 2000, number=4)
     assert r.status_code == 422 and r.json()["section"] == "623a.3(a)(42)"
     assert h.wager(table, "place_to_lose", 1100, number=4).status_code == 201
+
+
+def test_removing_a_dont_pass_returns_its_lay_odds_too_623a_4_d(h):
+    table = h.table()
+    device = h.device(table)
+    flat = h.wager(table, "dont_pass", 1000).json()["wager"]["id"]
+    assert h.post_roll(table, device, h.body(1, (1, 3))).json()["status"] == "settled"
+    odds = h.wager(table, "dont_pass_odds", 6000).json()["wager"]["id"]
+    r = h.client.patch(f"/v1/tables/{table}/wagers/{flat}", json={"amount": 500},
+                       headers=h.auth())
+    assert r.status_code == 200, r.text
+    assert r.json()["returned"] == 500 + 3000
+    assert r.json()["also"] == [{"wager_id": odds, "amount": 3000, "returned": 3000,
+                                 "section": "623a.4(c), 623a.6(b),(e)"}]
+    r = h.client.delete(f"/v1/tables/{table}/wagers/{flat}", headers=h.auth())
+    assert r.status_code == 200, r.text
+    assert (r.json()["returned"], [x["amount"] for x in r.json()["also"]]) == (3500, [0])
+    assert h.client.get(f"/v1/tables/{table}/wagers", headers=h.auth()).json() == []
+    r = h.client.patch(f"/v1/tables/{table}/wagers/nope", json={"amount": 0}, headers=h.auth())
+    assert r.status_code == 404

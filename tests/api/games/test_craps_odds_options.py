@@ -1,4 +1,5 @@
-"""Craps house options for odds (623a.6), Buy, Lay and Place to Lose (623a.3(a)(6),(41),(42))."""
+"""Craps house options for odds (623a.6), Buy, Lay and Place to Lose (623a.3(a)(6),(41),(42)),
+and Don't bets coming down with their lay odds (623a.4(d), 623a.6)."""
 
 from __future__ import annotations
 
@@ -215,3 +216,63 @@ def test_the_older_buy_lay_option_loads_and_is_stored_as_buy_and_lay():
     with pytest.raises(OptionsRefused, match="contradicts"):
         CrapsOptions(buy_lay=False, lay=True)
     assert CrapsOptions(buy_lay=False, lay=False) == CrapsOptions(buy=False, lay=False)
+
+
+# 623a.4(d), 623a.6: a Don't bet comes down with its lay odds
+
+
+def test_removing_a_dont_pass_takes_its_lay_odds_down_with_it_623a_4_d():
+    """623a.4(d): removed "at any time"; the odds supported it (623a.6(b)) and come down
+    too (623a.4(c)). The seat's other wagers and other seats' odds stay."""
+    state = table(Wager.of("d", "dont_pass", 1000), Wager.of("d1", "dont_pass", 1000, seat=1),
+                  rolls=[POINT[4]])
+    state = craps.place(state, Wager.of("o", "dont_pass_odds", 2000)).state
+    state = craps.place(state, Wager.of("o1", "dont_pass_odds", 2000, seat=1)).state
+    state = craps.place(state, Wager.of("pl", "place_to_lose", 1100, number=4)).state
+    change = craps.reduce(state, "d", 0)
+    assert change.returned == 3000
+    assert [w.id for w in change.state.wagers] == ["d1", "o1", "pl"]
+    assert [(x.wager_id, x.returned, x.note) for x in change.also] == \
+        [("o", 2000, "removed with the dont_pass bet")]
+    assert change.also[0].section == "623a.4(c), 623a.6(b),(e)"
+    assert change.line.returned + sum(x.returned for x in change.also) == change.returned
+
+
+def test_reducing_a_dont_pass_keeps_the_odds_its_new_amount_allows_623a_4_d_6_e():
+    """3x: the $10 bet on the 4 lays $60 to win $30; reduced to $6 it supports $36 of odds
+    (winnings $18): the other $24 come back, the latest odds first."""
+    state = table(Wager.of("d", "dont_pass", 1000), rolls=[POINT[4]])
+    state = craps.place(state, Wager.of("o1", "dont_pass_odds", 4000)).state
+    state = craps.place(state, Wager.of("o2", "dont_pass_odds", 2000)).state
+    change = craps.reduce(state, "d", 600)
+    assert change.returned == 400 + 2400
+    assert {w.id: w.amount for w in change.state.wagers} == {"d": 600, "o1": 3600}
+    assert [(x.wager_id, x.returned) for x in change.also] == [("o2", 2000), ("o1", 400)]
+    within = craps.reduce(craps.reduce(state, "o2", 0).state, "d", 700)  # $40 <= $42
+    assert within.also == () and within.state.wager("o1").amount == 4000
+    line = next(x for x in craps.settle(change.state, (3, 4)).lines if x.wager_id == "o1")
+    assert line.paid == 1800
+
+
+def test_a_reduced_dont_bet_keeps_odds_that_pay_whole_623a_6_f():
+    """With 623a.6(f), what the reduced bet allows includes the amount that pays whole."""
+    options = CrapsOptions(odds_multiple=1, odds_whole_payout=100, table_min=100)
+    state = table(Wager.of("d", "dont_pass", 1000), rolls=[POINT[4]], options=options)
+    state = craps.place(state, Wager.of("o", "dont_pass_odds", 2000)).state
+    change = craps.reduce(state, "d", 750)  # limit $15 (wins $7.50); $16 wins $8
+    assert change.state.wager("o").amount == 1600 and change.returned == 250 + 400
+
+
+def test_a_dont_come_on_its_point_comes_down_with_its_odds_only_623a_4_d_6_d():
+    state = table(rolls=[POINT[4]])
+    state = craps.place(state, Wager.of("d6", "dont_come", 1000)).state
+    state = craps.settle(state, POINT[6]).state
+    state = craps.place(state, Wager.of("d8", "dont_come", 1000)).state
+    state = craps.settle(state, POINT[8]).state
+    for wid, n in (("o6", 6), ("o8", 8)):
+        state = craps.place(state, Wager.of(wid, "dont_come_odds", 1200, number=n)).state
+    change = craps.reduce(state, "d8", 0)
+    assert [w.id for w in change.state.wagers] == ["d6", "o6"]
+    assert [(x.wager_id, x.section) for x in change.also] == \
+        [("o8", "623a.4(c), 623a.6(d),(e)")]
+    assert change.returned == 2200
