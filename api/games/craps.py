@@ -8,7 +8,7 @@ on/off marker and changes the shooter.
 from __future__ import annotations
 
 from .craps_options import CrapsOptions
-from .craps_place import check_limits, no_marker, place, place_many
+from .craps_place import check_limits, no_marker, odds_allowed, place, place_many
 from .craps_settle import settle
 from .craps_state import CrapsState, dont_bit
 from .errors import WagerRefused
@@ -25,7 +25,13 @@ def new_table(options: CrapsOptions | None = None) -> CrapsState:
 
 
 def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
-    """Reduces a wager to `amount` cents (0 removes it), where 623a.4(c),(d) allow it."""
+    """Reduces a wager to `amount` cents (0 removes it), where 623a.4(c),(d) allow it.
+
+    A Don't Pass or Don't Come Bet comes down "at any time" (623a.4(d)), lay odds behind it
+    included: the odds are a supplemental wager "in support of" it (623a.6(b),(d)), so they
+    come down with it, and a reduced bet keeps behind it only the odds its new amount
+    allows (623a.6(e),(f)), the rest handed back too (odds come down at any time, 623a.4(c)).
+    """
     w = state.wager(wager_id)
     if w is None:
         raise WagerRefused("unknown_id", f"no wager {wager_id!r} on the table")
@@ -46,21 +52,58 @@ def reduce(state: CrapsState, wager_id: str, amount: int = 0) -> Change:
     if w.name == "come" and w.point is not None:
         raise WagerRefused("not_removable", "a Come Bet may not be removed or reduced after "
                            "its come point is established", "623a.4(c)(2)")
-    if w.name in ("dont_pass", "dont_come") and _has_odds(state, w):
-        raise WagerRefused("odds_attached", "remove the odds behind this bet first", "623a.6")
     if amount:
         check_limits(state, evolve(w, amount=amount), spec) if spec.kind != "odds" else None
     rest = tuple(x if x.id != w.id else evolve(x, amount=amount) for x in state.wagers
                  if x.id != w.id or amount)
     after = state.with_wagers(rest)
-    # A moved Don't Come cannot be added to (a new one goes to the Don't Come area).
-    if w.name == "dont_pass" or (w.name == "dont_come" and w.point is None):
-        after = evolve(after, dont_reduced=state.dont_reduced | dont_bit(w.seat, w.name))
+    also: tuple[Line, ...] = ()
+    if w.name in _DONT:
+        after, also = _odds_within_limit(after, w)
+        # A moved Don't Come cannot be added to (a new one goes to the Don't Come area).
+        if w.name == "dont_pass" or w.point is None:
+            after = evolve(after, dont_reduced=state.dont_reduced | dont_bit(w.seat, w.name))
     # The line covers the chips taken down, so its money adds up like every other line.
     down = w.amount - amount
     line = Line(w.id, w.name, w.seat, RETURNED, down, 0, down, 0, False,
                 section="623a.4(c),(d)", note="reduced" if amount else "removed")
-    return Change(after, w.amount - amount, line)
+    return Change(after, down + sum(x.returned for x in also), line, also=also)
+
+
+# The Don't bets and the section of the lay odds in their support (623a.6(b),(d)).
+_DONT = {"dont_pass": "623a.6(b)", "dont_come": "623a.6(d)"}
+
+
+def _odds_within_limit(state: CrapsState, w: Wager) -> tuple[CrapsState, tuple[Line, ...]]:
+    """Takes down, latest first, the seat's lay odds that its Don't bet `w`, as it is now on
+    `state`, no longer supports (623a.6(e),(f)): all of them once the bet is gone."""
+    n = state.point if w.name == "dont_pass" else w.point
+    if n is None:  # no point yet: nothing can be laid behind it (623a.6(b),(d))
+        return state, ()
+    odds = w.name + "_odds"
+    behind = [x for x in state.wagers if x.seat == w.seat and x.name == odds
+              and (w.name == "dont_pass" or x.param("number") == n)]
+    total = sum(x.amount for x in behind)
+    flat = state.seat_total(w.seat, w.name, None if w.name == "dont_pass" else n)
+    limit, whole = odds_allowed(state.options, odds, n, flat)
+    if total <= limit or total == whole:
+        return state, ()
+    excess = total - (whole if whole < total else limit)
+    left: dict[str, int] = {}
+    lines = []
+    section = f"623a.4(c), {_DONT[w.name]},(e)"
+    for x in reversed(behind):
+        down = min(excess, x.amount)
+        left[x.id] = x.amount - down
+        note = f"{'removed' if down == x.amount else 'reduced'} with the {w.name} bet"
+        lines.append(Line(x.id, x.name, x.seat, RETURNED, down, 0, down, 0, False,
+                          section=section, note=note))
+        excess -= down
+        if not excess:
+            break
+    wagers = tuple(evolve(x, amount=left[x.id]) if x.id in left else x for x in state.wagers
+                   if left.get(x.id, 1))
+    return state.with_wagers(wagers), tuple(lines)
 
 
 def decided_by_next_roll(state: CrapsState, wager_id: str, rolls: int = 1) -> bool:
@@ -105,12 +148,6 @@ def _settles_as(state: CrapsState, w: Wager) -> tuple:
     and whether the shooter is the one its Fire Bet counts for (623a.11(a)(2)), so that
     shooters changing on sevens-out do not make every state new."""
     return (state.point, state.shooter == w.shooter, state.wagers)
-
-
-def _has_odds(state: CrapsState, w: Wager) -> bool:
-    odds = w.name + "_odds"
-    return any(x.seat == w.seat and x.name == odds and
-               (w.name == "dont_pass" or x.param("number") == w.point) for x in state.wagers)
 
 
 def set_working(state: CrapsState, wager_id: str, working: bool | None) -> CrapsState:

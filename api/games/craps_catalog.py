@@ -40,8 +40,30 @@ _ONE_ROLL = [
 ]
 
 
-def craps_specs(*, buy_lay: bool, fire: str | None, bonus: bool) -> dict[tuple, Spec]:
-    """The concrete wagers a table with these house options accepts, keyed by (name, params)."""
+def _odds_notes(flat: str, by: dict[int, int], lay: bool, whole: int | None) -> str:
+    """The table's odds limit as the catalog states it (623a.6(a)-(f))."""
+    groups: dict[int, list[str]] = {}
+    for n, m in by.items():
+        groups.setdefault(m, []).append(str(n))
+    each = [f"{m}x" + (f" the {flat}" if i == 0 else "") +
+            (f" on {', '.join(ns)}" if len(groups) > 1 else "")
+            for i, (m, ns) in enumerate(groups.items())]
+    notes = ("laid to win up to " if lay else "up to ") + "; ".join(each)
+    if whole:
+        notes += (f"; or the least amount above that paying a whole multiple of {whole} "
+                  "cents (623a.6(f))")
+    return notes
+
+
+def craps_specs(*, buy: bool, lay: bool, place_to_lose: bool, fire: str | None, bonus: bool,
+                odds: tuple[dict[int, int], dict[int, int]], whole: int | None = None
+                ) -> dict[tuple, Spec]:
+    """The concrete wagers a table with these house options accepts, keyed by (name, params).
+
+    `odds` is the (take, lay) odds multiple per point number (`CrapsOptions.odds_limit`),
+    `whole` the unit odds may exceed their limit to pay a whole multiple of (623a.6(f)).
+    """
+    take, laid = odds
     specs: list[Spec] = [
         make("pass", "Pass Bet", "1 to 1", f"{S}(1)", "line"),
         make("dont_pass", "Don't Pass Bet", "1 to 1; 12 on the come out is void", f"{S}(2)",
@@ -49,30 +71,33 @@ def craps_specs(*, buy_lay: bool, fire: str | None, bonus: bool) -> dict[tuple, 
         make("come", "Come Bet", "1 to 1", f"{S}(3)", "line"),
         make("dont_come", "Don't Come Bet", "1 to 1; 12 on the next roll is void", f"{S}(4)",
              "line"),
-        make("pass_odds", "Pass Bet odds", "true odds 2:1, 3:2, 6:5", "623a.6(a)", "odds",
-             TAKE_ODDS),
-        make("dont_pass_odds", "Don't Pass Bet odds", "true odds 1:2, 2:3, 5:6", "623a.6(b)",
-             "odds", LAY_ODDS),
+        make("pass_odds", "Pass Bet odds", "true odds 2:1, 3:2, 6:5", "623a.6(a)",
+             "odds", TAKE_ODDS, notes=_odds_notes("Pass Bet", take, False, whole)),
+        make("dont_pass_odds", "Don't Pass Bet odds", "true odds 1:2, 2:3, 5:6",
+             "623a.6(b)", "odds", LAY_ODDS, notes=_odds_notes("Don't Pass Bet", laid, True, whole)),
     ]
     for n in POINTS:
         p = {"number": n}
         specs += [
-            make("come_odds", f"Come Bet odds on {n}", odds_text(TAKE_ODDS[n]), "623a.6(c)",
-                 "odds", TAKE_ODDS[n], p),
+            make("come_odds", f"Come Bet odds on {n}", odds_text(TAKE_ODDS[n]),
+                 "623a.6(c)", "odds", TAKE_ODDS[n], p,
+                 notes=_odds_notes("Come Bet", {n: take[n]}, False, whole)),
             make("dont_come_odds", f"Don't Come Bet odds on {n}", odds_text(LAY_ODDS[n]),
-                 "623a.6(d)", "odds", LAY_ODDS[n], p),
+                 "623a.6(d)", "odds", LAY_ODDS[n], p,
+                 notes=_odds_notes("Don't Come Bet", {n: laid[n]}, True, whole)),
             make("place_to_win", f"Place Bet to Win on {n}", odds_text(PLACE_TO_WIN[n]),
                  f"{S}(5), 623a.5(a)", "place", PLACE_TO_WIN[n], p),
-            make("place_to_lose", f"Place Bet to Lose on {n}", odds_text(PLACE_TO_LOSE[n]),
-                 f"{S}(6), 623a.5(a)", "place", PLACE_TO_LOSE[n], p),
         ]
-        if buy_lay:
-            specs += [
-                make("buy", f"Buy Bet on {n}", odds_text(BUY[n]) + " less vigorish",
-                     f"{S}(41), 623a.5(g)", "place", BUY[n], p),
-                make("lay", f"Lay Bet against {n}", odds_text(LAY[n]) + " less vigorish",
-                     f"{S}(42), 623a.5(g)", "place", LAY[n], p),
-            ]
+        if place_to_lose:  # 623a.3(a)(42): a Lay Bet may be offered in lieu of it
+            specs.append(make("place_to_lose", f"Place Bet to Lose on {n}",
+                              odds_text(PLACE_TO_LOSE[n]), f"{S}(6), 623a.5(a)", "place",
+                              PLACE_TO_LOSE[n], p))
+        if buy:  # each optional on its own (623a.3(a)(41), (42))
+            specs.append(make("buy", f"Buy Bet on {n}", odds_text(BUY[n]) + " less vigorish",
+                              f"{S}(41), 623a.5(g)", "place", BUY[n], p))
+        if lay:
+            specs.append(make("lay", f"Lay Bet against {n}", odds_text(LAY[n]) +
+                              " less vigorish", f"{S}(42), 623a.5(g)", "place", LAY[n], p))
     for n, section in zip((4, 6, 8, 10), ("(7)", "(8)", "(9)", "(10)"), strict=True):
         specs.append(make("hardway", f"{n} the Hardway Bet", odds_text(HARDWAY[n]),
                           f"{S}{section}", "hardway", HARDWAY[n], {"number": n}))

@@ -8,10 +8,10 @@ Pure functions over immutable `CrapsState`; `craps` re-exports `place` and `plac
 from __future__ import annotations
 
 from fractions import Fraction
-from math import lcm
+from math import gcd, lcm
 
 from .craps_options import FIRE_AREAS
-from .craps_rules import LAY
+from .craps_rules import BUY, LAY
 from .craps_state import CrapsState, dont_bit
 from .errors import WagerRefused
 from .model import Placement, Wager, check_amount, check_seat, evolve, refuse_unknown
@@ -106,6 +106,9 @@ def _admit(state: CrapsState, wager: Wager, have: int = 0) -> tuple[Wager, int]:
         raise WagerRefused("unknown_wager", f"{wager.name}: a Mini-Craps table does not offer "
                            "it, 623a offers it in the game of Craps only", only)
     if spec is None:
+        off = o.not_offered(wager.name)
+        if off:
+            raise WagerRefused("unknown_wager", f"{wager.name}: {off[0]}", off[1])
         refuse_unknown(o.offered_specs, wager, f"this {o.game} table", "623a.3(a)")
     if spec.kind == "fire" and wager.seat >= FIRE_AREAS:
         raise WagerRefused("bad_seat", f"player position {wager.seat} has no Fire Bet area: "
@@ -227,22 +230,49 @@ def _share_step(spec) -> int:
     return step
 
 
+def _odds_point(state: CrapsState, w: Wager) -> int:
+    """The number an odds wager is on: the come out point, or its come point."""
+    return state.point if w.name in ("pass_odds", "dont_pass_odds") else w.param("number")
+
+
+def odds_allowed(options, name: str, number: int, flat: int) -> tuple[int, int]:
+    """The most cents of odds `name` on `number` behind `flat` cents of flat bet may total:
+    (the limit, the one larger amount 623a.6(f) also accepts, or the limit again).
+
+    623a.6(a),(c),(e): a Pass or Come Bet takes up to the table's multiple of the flat bet;
+    623a.6(b),(d),(e): a Don't bet lays odds whose winnings are at most that multiple of it.
+    623a.6(f): with `odds_whole_payout`, the excess "necessary to facilitate the payouts":
+    the least amount above the limit whose payout is a whole multiple of the unit.
+    """
+    dont = name.startswith("dont")
+    mult = options.odds_limit(number, lay=dont)
+    num, den = (LAY if dont else BUY)[number]
+    limit = mult * flat * den // num if dont else mult * flat
+    unit = options.odds_whole_payout
+    if not unit:
+        return limit, limit
+    # The amounts paying a whole multiple of `unit` at num to den are multiples of `step`.
+    step = den * unit // gcd(num, den * unit)
+    return limit, -(-limit // step) * step
+
+
 def _check_odds_limit(state: CrapsState, w: Wager) -> None:
-    """623a.6(e): up to the table's multiple of the flat bet; lay odds by their winnings."""
+    """623a.6(e),(f): the seat's odds on the spot, this wager's included, within the table's
+    limit for the point number, or the one amount above it that pays whole."""
     flat = _flat_for_odds(state, w)
-    mult = state.options.odds_multiple
-    n = state.point if w.name in ("pass_odds", "dont_pass_odds") else w.param("number")
+    n = _odds_point(state, w)
     have = sum(x.amount for x in state.wagers
                if x.seat == w.seat and x.name == w.name and x.params == w.params)
     total = have + w.amount
-    if w.name.startswith("dont"):
-        num, den = LAY[n]
-        ok = total * num <= mult * flat * den
-    else:
-        ok = total <= mult * flat
-    if not ok:
-        raise WagerRefused("outside_limits", f"odds of {total} exceed {mult}x the flat bet "
-                           f"of {flat}", "623a.6(e)")
+    limit, whole = odds_allowed(state.options, w.name, n, flat)
+    if total <= limit or total == whole:
+        return
+    mult = state.options.odds_limit(n, lay=w.name.startswith("dont"))
+    what = (f"winnings over {mult}x" if w.name.startswith("dont") else f"over {mult}x")
+    extra = f", or exactly {whole} to pay a whole amount (623a.6(f))" if whole > limit else ""
+    raise WagerRefused("outside_limits", f"odds of {total} on {n} are {what} the flat bet of "
+                       f"{flat}: at most {limit}{extra}",
+                       "623a.6(e),(f)" if whole > limit else "623a.6(e)")
 
 
 def _upfront_vig(state: CrapsState, w: Wager) -> int:
@@ -264,4 +294,4 @@ def no_marker(name: str, spec) -> WagerRefused:
                         f"{spec.section}, 623a.3(a)(11)-(39)")
 
 
-__all__ = ["check_limits", "no_marker", "place", "place_many"]
+__all__ = ["check_limits", "no_marker", "odds_allowed", "place", "place_many"]

@@ -132,12 +132,17 @@ class Placement(NamedTuple):
 
 @dataclass(frozen=True)
 class Change:
-    """A reduction, removal or on/off change, with the chips returned to the player."""
+    """A reduction, removal or on/off change, with the chips returned to the player.
+
+    `returned` counts every chip handed back: the wager's (`line`) and those of the wagers
+    that came down with it (`also`, e.g. the lay odds behind a Don't bet, 623a.6).
+    """
 
     state: Any
     returned: int = 0
     line: Line | None = None
     notes: tuple[str, ...] = field(default=())
+    also: tuple[Line, ...] = field(default=())
 
 
 _ID = itemgetter(0)

@@ -10,6 +10,7 @@ their constructors, so stored or posted options are validated by the engine's ow
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from fractions import Fraction
 from functools import lru_cache
@@ -21,6 +22,8 @@ from .registry import get
 
 # Option fields whose JSON form differs from the constructor's argument.
 _TUPLE_OPTIONS = ("buy_vig_numbers", "lay_vig_numbers")
+# One value, or one per Craps box number: {"4": 3, ...} in JSON, whose keys are text.
+_POINT_OPTIONS = ("odds_multiple", "lay_odds_multiple")
 _WAGER_DEFAULTS = {"params": (), "seat": 0, "working": None, "point": None, "progress": 0,
                    "shooter": None}
 
@@ -32,6 +35,8 @@ def options_to_json(options: Any) -> dict[str, Any]:
         value = getattr(options, f.name)
         if isinstance(value, Fraction):
             value = str(value)
+        elif f.name in _POINT_OPTIONS and isinstance(value, tuple):
+            value = {str(n): m for n, m in value}
         elif f.name == "hop_layout":
             value = {box: [list(pair) for pair in pairs] for box, pairs in value}
         elif isinstance(value, tuple):
@@ -57,7 +62,8 @@ def _options_cached(game: str, key: str) -> Any:
     # object per distinct configuration keeps every table state of that setup cheap.
     rules = get(game)
     data = dict(json.loads(key))
-    known = {f.name for f in dataclasses.fields(rules.options_type)}
+    # Init-only options too: older names a stored table may still have (Craps' buy_lay).
+    known = set(inspect.signature(rules.options_type).parameters)
     unknown = sorted(set(data) - known)
     if unknown:
         raise OptionsRefused("bad_option", f"unknown option(s) for {game}: "
@@ -69,6 +75,13 @@ def _options_cached(game: str, key: str) -> Any:
     for name in _TUPLE_OPTIONS:
         if isinstance(data.get(name), list):
             data[name] = tuple(data[name])
+    for name in _POINT_OPTIONS:
+        if isinstance(data.get(name), dict):
+            by_point = {_point_key(name, k): v for k, v in data[name].items()}
+            if len(by_point) != len(data[name]):  # "4" and "04": which one is meant?
+                raise OptionsRefused("bad_option", f"{name}: a point number is given twice",
+                                     "623a.6(e)")
+            data[name] = by_point
     if isinstance(data.get("vig_rate"), str):
         try:
             data["vig_rate"] = Fraction(data["vig_rate"])
@@ -79,6 +92,13 @@ def _options_cached(game: str, key: str) -> Any:
         return rules.options(**data)
     except TypeError as exc:  # a value of the wrong shape inside the engine's checks
         raise OptionsRefused("bad_option", str(exc)) from None
+
+
+def _point_key(option: str, key: str) -> int:
+    if not (key.isascii() and key.isdigit()):
+        raise OptionsRefused("bad_option", f"{option}: the keys are point numbers such as "
+                             f"\"4\", got {key!r}", "623a.6(e)")
+    return int(key)
 
 
 def wager_to_json(w: Wager) -> dict[str, Any]:

@@ -45,6 +45,10 @@ def reduce_wager(table_id: TableId, wager_id: WagerId, body: ReduceIn, db: DbDep
                  who: Operator) -> dict:
     """Reduces a wager to `amount` cents (0 removes it), where the rules allow it.
 
+    A Craps Don't Pass or Don't Come Bet comes down at any time (623a.4(d)) with the lay
+    odds its new amount no longer supports (all of them when it is removed, 623a.6(b),(d),
+    (e)): they are listed in `also`, and `returned` counts them.
+
     409 `roll_pending` while a thrown roll is held or queued for review (in Craps, only
     if those rolls can decide the wager); in Craps `not_removable` after "no more bets"
     when the roll can decide it (623a.4(c),(d)).

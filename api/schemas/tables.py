@@ -20,13 +20,20 @@ class TableIn(Strict):
     name: str = Field("", max_length=100, pattern=ONE_LINE, description="A label for people.")
     options: dict[str, Any] = Field(
         default_factory=dict, description="House options; missing ones take the engine "
-        "defaults. Craps: table_min, table_max, odds_multiple, vig_rate (\"1/20\"), fire, "
-        "bonus_craps...; Mini-Craps: the same, but no Fire Bet (fire defaults to null, "
-        "\"A\"/\"B\" is 422 bad_option, 623a.11(a),(b)); Props & Hops: hop_layout; "
-        "High Roll: table_min, millionaire_min.")
+        "defaults. Craps: table_min, table_max, odds_multiple (1-10, or one per point "
+        "number: {\"4\": 3, \"5\": 4, \"6\": 5, \"8\": 5, \"9\": 4, \"10\": 3}, "
+        "623a.6(e)), lay_odds_multiple (the lay odds' winnings, same forms; null: as "
+        "odds_multiple), odds_whole_payout (623a.6(f)), buy, lay, place_to_lose (off only "
+        "with lay, 623a.3(a)(42)), vig_rate (\"1/20\"), fire, bonus_craps... (buy_lay, "
+        "the older form, sets buy and lay); Mini-Craps: the same, but no Fire Bet (fire "
+        "defaults to null, \"A\"/\"B\" is 422 bad_option, 623a.11(a),(b)); Props & Hops: "
+        "hop_layout; High Roll: table_min, millionaire_min. See docs/api.md.")
 
     model_config = Strict.model_config | {"json_schema_extra": {"examples": [
-        {"game": "craps", "name": "Craps 3", "options": {"odds_multiple": 5}}]}}
+        {"game": "craps", "name": "Craps 3", "options": {"odds_multiple": 5}},
+        {"game": "craps", "name": "Craps 4", "options": {
+            "odds_multiple": {"4": 3, "5": 4, "6": 5, "8": 5, "9": 4, "10": 3},
+            "odds_whole_payout": 100, "lay": True, "place_to_lose": False}}]}}
 
 
 class DeviceRef(Out):

@@ -65,8 +65,21 @@ class MarkedOut(Out):
     round: int
 
 
-class ChangedOut(Out):
+class AlsoOut(Out):
+    """A wager that came down with the one reduced or removed."""
+
     wager_id: str
     amount: int = Field(description="Amount left on the layout (0: removed).")
     returned: int = Field(description="Cents handed back to the player.")
     section: str
+
+
+class ChangedOut(Out):
+    wager_id: str
+    amount: int = Field(description="Amount left on the layout (0: removed).")
+    returned: int = Field(description="Cents handed back to the player, `also` included.")
+    section: str
+    also: list[AlsoOut] = Field(default_factory=list, description="Wagers that came down "
+                                "with it: the lay odds behind a Don't Pass or Don't Come Bet "
+                                "removed, or those above what its reduced amount supports "
+                                "(623a.4(c),(d), 623a.6(b),(d),(e)).")

@@ -105,12 +105,21 @@ def reduce(db: Database, table_id: str, wager_id: str, amount: int, who: str) ->
         change = get(table.game).reduce(state, wager_id, amount)
         save_state(table, change.state)
         section = change.line.section if change.line else ""
+        # The lay odds behind a Don't bet come down with it (623a.6(b),(d),(e)).
+        also = [{"wager_id": x.wager_id, "amount": _left(change.state, x.wager_id),
+                 "returned": x.returned, "section": x.section} for x in change.also]
         audit.append(session, [audit.Pending(table.id, "wager_reduced", {
             "wager_id": wager_id, "amount": amount, "returned": change.returned,
-            "section": section, "round": table.round_no, "by": who})])
+            "section": section, "round": table.round_no, "by": who,
+            **({"also": also} if also else {})})])
     remember(table, change.state)
     return {"wager_id": wager_id, "amount": amount, "returned": change.returned,
-            "section": section}
+            "section": section, "also": also}
+
+
+def _left(state: Any, wager_id: str) -> int:
+    w = state.wager(wager_id)
+    return w.amount if w is not None else 0
 
 
 def set_working(db: Database, table_id: str, wager_id: str, working: bool | None,

@@ -183,8 +183,8 @@ def test_come_bet_cannot_be_removed_after_it_travels_623a_4_c_2():
 
 def test_a_dont_come_on_its_come_point_comes_down_unlike_a_come_bet_623a_4_c_2_d():
     """623a.4(d): a Don't Come Bet "may be removed or reduced at any time", on its come point
-    too, where a Come Bet may not (623a.4(c)(2)); with lay odds behind it, they come down
-    first (the odds were laid against the flat bet, 623a.6(d),(e))."""
+    too, where a Come Bet may not (623a.4(c)(2)); with lay odds behind it too: they were laid
+    in its support (623a.6(d)) and come down with it (623a.4(c))."""
     state = craps.place(table(rolls=[POINT[4]]), Wager.of("d", "dont_come", 1000)).state
     state = craps.place(state, Wager.of("c2", "come", 1000, seat=1)).state
     state = craps.settle(state, POINT[8]).state  # both travel to the 8
@@ -193,8 +193,9 @@ def test_a_dont_come_on_its_come_point_comes_down_unlike_a_come_bet_623a_4_c_2_d
         craps.reduce(state, "c2", 0)
     assert craps.reduce(state, "d", 600).state.wager("d").amount == 600
     laid = craps.place(state, Wager.of("o", "dont_come_odds", 1200, number=8)).state
-    with pytest.raises(WagerRefused, match="odds_attached"):
-        craps.reduce(laid, "d", 0)
+    change = craps.reduce(laid, "d", 0)
+    assert change.returned == 2200 and [w.id for w in change.state.wagers] == ["c2"]
+    assert [(x.wager_id, x.returned) for x in change.also] == [("o", 1200)]
     change = craps.reduce(craps.reduce(laid, "o", 0).state, "d", 0)
     assert change.returned == 1000 and [w.id for w in change.state.wagers] == ["c2"]
 
