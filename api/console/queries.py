@@ -99,9 +99,12 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
     surveillance did about each."""
     with db.read() as session:
         # A call a review made agree stays listed (handled) with the comparison it raised.
+        # Newest raise first: an old call a review made disagree again is news, and must
+        # not fall behind the limit because of its id.
+        raised = func.coalesce(DealerCall.mismatch_raised_at, DealerCall.created_at)
         calls = session.scalars(select(DealerCall).where(or_(
             DealerCall.matches.is_(False), DealerCall.original_matches.is_(False)))
-            .order_by(DealerCall.id.desc()).limit(limit)).all()
+            .order_by(raised.desc(), DealerCall.id.desc()).limit(limit)).all()
         held = session.scalars(select(Roll).where(Roll.status == "held")
                                .order_by(Roll.received_at.desc()).limit(limit)).all()
         refs = [str(c.id) for c in calls] + [r.roll_id for r in held]
@@ -142,7 +145,7 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
             a["correctable"] = _correctable(session, rolls[a["roll"]["roll_id"]])
     if not include_handled:
         out = [a for a in out if a["open"]]
-    out.sort(key=lambda a: a["at"], reverse=True)
+    out.sort(key=lambda a: a.get("raised_at") or a["at"], reverse=True)
     return out[:limit]
 
 

@@ -258,6 +258,24 @@ def test_a_mismatch_corrected_from_the_console_then_raised_by_a_review_is_open_a
     assert _verify(hb).ok
 
 
+def test_an_old_call_raised_again_is_listed_ahead_of_newer_handled_ones(hb):
+    """The list keeps the newest alerts: a call raised again counts as of its new raise, so
+    older calls' ids do not push it out of the open list."""
+    from dicecall.api.console.queries import alerts
+
+    _, _, old = _pass_line_seven(hb)
+    old_call = _call(hb, old["roll_id"], total=2)
+    _act(hb, str(old_call["id"]), "acknowledge")
+    _, _, new = _pass_line_seven(hb)
+    new_call = _call(hb, new["roll_id"], total=3)
+    _act(hb, str(new_call["id"]), "acknowledge")
+    _review(hb, old["roll_id"], "correct", [1, 1])
+    _review(hb, old["roll_id"], "correct", [3, 4])
+    assert [a["ref"] for a in alerts(hb.db, limit=1)] == [str(old_call["id"])]
+    assert [a["ref"] for a in alerts(hb.db, include_handled=True, limit=2)] == [
+        str(old_call["id"]), str(new_call["id"])]
+
+
 def test_the_migration_takes_the_raise_time_of_stored_calls_from_the_chain(hb, db_url):
     """Rows stored before 0007 get their last raise from the chain's dealer_call_mismatch
     events (the call's own time when there is none), so an alert raised again before the
