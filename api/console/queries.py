@@ -40,16 +40,17 @@ def grid(db: Database, max_age_hours: float = 24.0, warn_hours: float = 1.0
         since = dict(session.execute(select(DiceSet.table_id, DiceSet.put_in_service_at)
                                      .where(DiceSet.retired_at.is_(None))).all())
         tables = session.scalars(select(Table).order_by(Table.name)).all()
-        mismatches = session.execute(select(DealerCall.table_id, DealerCall.id)
+        mismatches = session.execute(select(DealerCall.table_id, DealerCall.id,
+                                            DealerCall.mismatch_raised_at)
                                      .where(DealerCall.matches.is_(False))).all()
-        handled = set(session.scalars(select(AlertAction.ref).where(
-            AlertAction.kind == "dealer_call")).all())
+        acted = _last_actions(session)
         out = []
         for t in tables:
             last = session.scalars(select(Roll).where(Roll.table_id == t.id)
                                    .order_by(Roll.arrival.desc()).limit(1)).first()
-            open_alerts = t.held_rolls + sum(1 for tid, cid in mismatches
-                                             if tid == t.id and str(cid) not in handled)
+            open_alerts = t.held_rolls + sum(
+                1 for tid, cid, raised in mismatches
+                if tid == t.id and call_open(False, raised, acted.get(str(cid))))
             out.append({"id": t.id, "name": t.name, "game": t.game, "round": t.round_no,
                         "betting_open": t.betting_open, "held_rolls": t.held_rolls,
                         "open_alerts": open_alerts,
@@ -98,9 +99,12 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
     surveillance did about each."""
     with db.read() as session:
         # A call a review made agree stays listed (handled) with the comparison it raised.
+        # Newest raise first: an old call a review made disagree again is news, and must
+        # not fall behind the limit because of its id.
+        raised = func.coalesce(DealerCall.mismatch_raised_at, DealerCall.created_at)
         calls = session.scalars(select(DealerCall).where(or_(
             DealerCall.matches.is_(False), DealerCall.original_matches.is_(False)))
-            .order_by(DealerCall.id.desc()).limit(limit)).all()
+            .order_by(raised.desc(), DealerCall.id.desc()).limit(limit)).all()
         held = session.scalars(select(Roll).where(Roll.status == "held")
                                .order_by(Roll.received_at.desc()).limit(limit)).all()
         refs = [str(c.id) for c in calls] + [r.roll_id for r in held]
@@ -121,6 +125,7 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
                         "detail": c.detail, "call": json.loads(c.call_json),
                         "matches": c.matches, "original_matches": c.original_matches,
                         "original_detail": c.original_detail,
+                        "raised_at": c.mismatch_raised_at,
                         "roll": console_roll(rolls[c.roll_id]),
                         "actions": actions.get(str(c.id), [])})
         for r in held:
@@ -131,15 +136,37 @@ def alerts(db: Database, include_handled: bool = False, limit: int = 200) -> lis
                         "call": None, "roll": console_roll(r),
                         "actions": actions.get(r.roll_id, [])})
         for a in out:
-            # Open: a held roll, or a mismatch nobody acted on that the decision did not
-            # settle.
-            a["open"] = a["roll"]["status"] == "held" or (not a["actions"]
-                                                          and a.get("matches") is False)
+            # Open: a held roll, or a mismatch the decision did not settle and nobody acted
+            # on since it was last raised.
+            last = max((x["at"] for x in a["actions"]), default=None)
+            a["open"] = a["roll"]["status"] == "held" or (
+                a["kind"] == "dealer_call"
+                and call_open(a["matches"], a["raised_at"], last))
             a["correctable"] = _correctable(session, rolls[a["roll"]["roll_id"]])
     if not include_handled:
         out = [a for a in out if a["open"]]
-    out.sort(key=lambda a: a["at"], reverse=True)
+    out.sort(key=lambda a: a.get("raised_at") or a["at"], reverse=True)
     return out[:limit]
+
+
+def call_open(matches: bool, raised_at: float | None, acted_at: float | None) -> bool:
+    """Whether a dealer-call alert is open: the call disagrees with the roll as decided and
+    no console action on it is as recent as its mismatch's last raise (a review can make it
+    agree, then disagree again after surveillance handled it). An action at the raise's
+    own instant or later handles it: a correction pressed on the alert reviews first,
+    then records the action."""
+    if matches is not False:
+        return False
+    if acted_at is None:
+        return True
+    return raised_at is not None and acted_at < raised_at
+
+
+def _last_actions(session) -> dict[str, float]:
+    """Each dealer-call alert's latest console action time, by ref."""
+    return dict(session.execute(select(AlertAction.ref, func.max(AlertAction.created_at))
+                                .where(AlertAction.kind == "dealer_call")
+                                .group_by(AlertAction.ref)).all())
 
 
 def _correctable(session, roll: Roll) -> bool:

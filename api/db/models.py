@@ -165,6 +165,10 @@ class DealerCall(Base):
     # comparison with the camera's read when the call came in.
     original_matches: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     original_detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # When the call last became a mismatch (when made, or when a review turned a match into
+    # one): a console action older than this no longer handles the alert. None: it never
+    # disagreed.
+    mismatch_raised_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     caller: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[float] = mapped_column(Float)
 

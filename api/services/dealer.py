@@ -7,7 +7,9 @@ then decides other faces or voids the roll (623a.9(c)), `recheck` compares each 
 that decision in the review's transaction (`dealer_call_rechecked` on the chain), so the
 dealer is judged by the final result; the first comparison stays in `original_*`. A call
 the review turns from a match into a mismatch raises the alert a fresh mismatch raises (the
-`dealer_call_mismatch` event, the counter); one it turns into a match leaves the alerts.
+`dealer_call_mismatch` event, the counter) and stores the time in `mismatch_raised_at`, so
+a console action taken before it no longer handles the alert; one it turns into a match
+leaves the alerts.
 """
 
 from __future__ import annotations
@@ -72,8 +74,9 @@ def recheck(session: Session, roll: Roll, events: list[audit.Pending], tally: Ta
     """Compares every dealer call of `roll` again with what its review decided; a changed
     comparison is stored and chained (`dealer_call_rechecked`, the row check's latest word
     on the call: audit_rows). A call that matched and no longer does is a new mismatch,
-    alerted and counted once (a later review that keeps it a mismatch raises nothing more).
-    Runs in the review's transaction, after it."""
+    alerted and counted once (a later review that keeps it a mismatch raises nothing more),
+    and its raise time stored: the console's alert is open again. Runs in the review's
+    transaction, after it."""
     calls = session.scalars(select(DealerCall).where(DealerCall.roll_id == roll.roll_id)
                             .order_by(DealerCall.id)).all()
     status, faces, reviewed = _decided(roll)
@@ -94,6 +97,7 @@ def recheck(session: Session, roll: Roll, events: list[audit.Pending], tally: Ta
                 "matches": False, "detail": detail, "by": row.caller, "call_id": row.id,
                 "rechecked": True}))
             tally.inc(MISMATCHES)
+            row.mismatch_raised_at = now()
         row.matches, row.detail = matches, detail
 
 
@@ -104,10 +108,12 @@ def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> d
             raise ApiError(404, "unknown_roll", f"no roll {roll_id!r}")
         status, camera, reviewed = _decided(roll)
         matches, detail = compare(status, camera, call, reviewed)
+        at = now()
         row = DealerCall(roll_id=roll_id, table_id=roll.table_id,
                          call_json=audit.canonical(call), matches=matches, detail=detail,
                          original_matches=matches, original_detail=detail,
-                         caller=who, created_at=now())
+                         caller=who, created_at=at,
+                         mismatch_raised_at=None if matches else at)
         session.add(row)
         session.flush()
         payload = {"roll_id": roll_id, "call": call, "camera_faces": camera,

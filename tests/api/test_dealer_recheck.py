@@ -179,3 +179,133 @@ def test_a_wrong_call_the_review_makes_right_is_no_open_alert(hb):
                                                                                  False)
     assert open_alerts == 0
     assert len(_mismatch_events(hb, table)) == raised and _mismatches() == before
+
+
+def _open(hb, table: str) -> tuple[list[dict], int]:
+    """The table's console alerts (handled too) and open-alert count; the open list (no
+    `handled`) holds exactly those marked open."""
+    alerts, count = _console(hb, table)
+    alerts = [a for a in alerts if a["table_id"] == table]
+    listed = hb.client.get("/console/api/alerts").json()
+    assert [a["ref"] for a in listed if a["kind"] == "dealer_call"
+            and a["table_id"] == table] == [a["ref"] for a in alerts if a["open"]]
+    return alerts, count
+
+
+def _act(hb, ref: str, action: str, faces=None) -> dict:
+    from .test_console import login
+
+    headers = login(hb, "surveillance")
+    r = hb.client.post(f"/console/api/alerts/dealer_call/{ref}", headers=headers,
+                       json={"action": action, **({"faces": faces} if faces else {})})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_a_handled_mismatch_a_review_raises_again_is_open_again(hb):
+    """Surveillance acknowledged the dealer's 2 against the camera's 7; a review decided 2
+    (the call agrees), a later one 7 again (623a.9(c)): the mismatch is raised again after
+    the acknowledgement, so the alert is open again in the console's list and count, with
+    the earlier action still shown, until surveillance acts on it again."""
+    table, _, roll = _pass_line_seven(hb)
+    call = _call(hb, roll["roll_id"], total=2)
+    ref = str(call["id"])
+    _act(hb, ref, "acknowledge")
+    [alert], count = _open(hb, table)
+    assert (alert["open"], count) == (False, 0)
+    _review(hb, roll["roll_id"], "correct", [1, 1])
+    [alert], count = _open(hb, table)
+    assert (alert["open"], alert["matches"], count) == (False, True, 0)
+    raised, before = len(_mismatch_events(hb, table)), _mismatches()
+    _review(hb, roll["roll_id"], "correct", [3, 4])
+    assert len(_mismatch_events(hb, table)) == raised + 1 and _mismatches() == before + 1
+    [v1] = _alerts(hb, table)
+    # Back to the camera's faces: compared with the camera's read again.
+    assert (v1["id"], v1["matches"], v1["detail"]) == (call["id"], False,
+                                                      "dealer called 2, the camera read 7")
+    [alert], count = _open(hb, table)
+    assert (alert["ref"], alert["open"], count) == (ref, True, 1)
+    assert [a["action"] for a in alert["actions"]] == ["acknowledge"]
+    assert alert["raised_at"] > alert["actions"][0]["at"] > alert["at"]
+    # Acted on after it was raised again: handled.
+    _act(hb, ref, "acknowledge")
+    [alert], count = _open(hb, table)
+    assert (alert["open"], count) == (False, 0)
+    assert _verify(hb).ok
+
+
+def test_a_mismatch_corrected_from_the_console_then_raised_by_a_review_is_open_again(hb):
+    """The console's own correction (a review, then the action) made the dealer's 2 agree
+    and handled the alert; a later review through the JSON API decides 4: open again. A
+    correction pressed on the alert that itself makes the call disagree is surveillance's
+    own decision, recorded after the raise it causes: the alert stays handled."""
+    table, _, roll = _pass_line_seven(hb)
+    call = _call(hb, roll["roll_id"], total=2)
+    ref = str(call["id"])
+    assert _act(hb, ref, "correct", [1, 1])["final_faces"] == [1, 1]
+    [alert], count = _open(hb, table)
+    assert (alert["open"], alert["matches"], count) == (False, True, 0)
+    _review(hb, roll["roll_id"], "correct", [2, 2])
+    [alert], count = _open(hb, table)
+    assert (alert["open"], alert["matches"], count) == (True, False, 1)
+    assert alert["detail"] == "dealer called 2, the review decided 4"
+    assert _act(hb, ref, "correct", [1, 1])["final_faces"] == [1, 1]  # agrees: handled
+    raised = len(_mismatch_events(hb, table))
+    assert _act(hb, ref, "correct", [2, 3])["final_faces"] == [2, 3]
+    assert len(_mismatch_events(hb, table)) == raised + 1
+    [alert], count = _open(hb, table)
+    assert (alert["open"], alert["matches"], count) == (False, False, 0)
+    assert _verify(hb).ok
+
+
+def test_an_old_call_raised_again_is_listed_ahead_of_newer_handled_ones(hb):
+    """The list keeps the newest alerts: a call raised again counts as of its new raise, so
+    older calls' ids do not push it out of the open list."""
+    from dicecall.api.console.queries import alerts
+
+    _, _, old = _pass_line_seven(hb)
+    old_call = _call(hb, old["roll_id"], total=2)
+    _act(hb, str(old_call["id"]), "acknowledge")
+    _, _, new = _pass_line_seven(hb)
+    new_call = _call(hb, new["roll_id"], total=3)
+    _act(hb, str(new_call["id"]), "acknowledge")
+    _review(hb, old["roll_id"], "correct", [1, 1])
+    _review(hb, old["roll_id"], "correct", [3, 4])
+    assert [a["ref"] for a in alerts(hb.db, limit=1)] == [str(old_call["id"])]
+    assert [a["ref"] for a in alerts(hb.db, include_handled=True, limit=2)] == [
+        str(old_call["id"]), str(new_call["id"])]
+
+
+def test_the_migration_takes_the_raise_time_of_stored_calls_from_the_chain(hb, db_url):
+    """Rows stored before 0007 get their last raise from the chain's dealer_call_mismatch
+    events (the call's own time when there is none), so an alert raised again before the
+    upgrade is still open after it, and one handled since is not."""
+    from alembic import command
+
+    from dicecall.api.db.migrate import alembic_config, upgrade
+    from dicecall.api.db.models import DealerCall, Event
+
+    table, _, roll = _pass_line_seven(hb)
+    again = _call(hb, roll["roll_id"], total=2)
+    _act(hb, str(again["id"]), "acknowledge")
+    _review(hb, roll["roll_id"], "correct", [1, 1])
+    _review(hb, roll["roll_id"], "correct", [3, 4])  # raised again: open
+    other_table, _, other = _pass_line_seven(hb)
+    handled = _call(hb, other["roll_id"], total=3)
+    _act(hb, str(handled["id"]), "acknowledge")
+    right = _call(hb, other["roll_id"], total=7)
+    with hb.db.read() as session:
+        last = {}
+        for e in session.scalars(select(Event).where(Event.kind == "dealer_call_mismatch")
+                                 .order_by(Event.id)):
+            last[json.loads(e.payload)["call_id"]] = e.created_at
+    command.downgrade(alembic_config(db_url), "0006")
+    upgrade(db_url)
+    with hb.db.read() as session:
+        stored = {c.id: c.mismatch_raised_at for c in session.scalars(select(DealerCall))}
+    assert stored == {again["id"]: last[again["id"]], handled["id"]: last[handled["id"]],
+                      right["id"]: None}
+    [alert], count = _open(hb, table)
+    assert (alert["ref"], alert["open"], count) == (str(again["id"]), True, 1)
+    [alert], count = _open(hb, other_table)
+    assert (alert["ref"], alert["open"], count) == (str(handled["id"]), False, 0)
