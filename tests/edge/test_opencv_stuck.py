@@ -24,6 +24,8 @@ from dicecall.edge.config import OpenCVSource as OpenCVConfig
 from dicecall.edge.config import SettleConfig
 from dicecall.edge.sources import CameraError, OpenCVSource
 
+from .blocking import until, within
+
 IMAGE = np.full((24, 32, 3), 80, np.uint8)
 
 
@@ -72,29 +74,6 @@ def hanging(monkeypatch):
     HangingCapture.gate.set()  # let no stuck thread outlive the test
 
 
-def _within(fn, seconds: float):
-    """fn() on a thread: what it returned or raised, or None while still blocked."""
-    out: list = []
-
-    def step() -> None:
-        try:
-            out.append(fn())
-        except BaseException as exc:  # handed back to the test
-            out.append(exc)
-
-    worker = threading.Thread(target=step, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    return out[0] if out else None
-
-
-def _until(condition, seconds: float = 5) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return condition()
-
-
 def _capture_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name.startswith("capture-")}
 
@@ -110,12 +89,12 @@ def test_an_open_that_hangs_is_a_camera_error_within_open_timeout(hanging, where
     hanging.where = where
     src = OpenCVSource(0, capture_timeout_s=0.2, open_timeout_s=0.5)
     began = time.monotonic()
-    got = _within(src.open, 5)
+    got = within(src.open, 5)
     assert got is not None, "open() still blocked after 5 s: not timed"
     assert isinstance(got, CameraError) and str(got) == message
     assert 0.45 < time.monotonic() - began < 2
     hanging.gate.set()  # the open returns at last: the capture it made is released
-    assert _until(lambda: hanging.made and hanging.made[0].released)
+    assert until(lambda: hanging.made and hanging.made[0].released)
     assert len(hanging.made) == 1
 
 
@@ -153,13 +132,13 @@ def test_repeated_timeouts_leave_one_stuck_thread_never_more(hanging, monkeypatc
         lambda error, retry_in: errors.append(error)))
     pump.start()
     try:
-        assert _until(lambda: errors.count(stuck) >= 4), errors
+        assert until(lambda: errors.count(stuck) >= 4), errors
         assert len(hanging.made) == 1 and len(_capture_threads() - before) == 1
         first = hanging.made[0]
         assert not first.released  # never under a call in progress
         hanging.gate.set()  # the stuck call returns: released, its thread ends
-        assert _until(lambda: first.released)
-        assert _until(lambda: len(hanging.made) == 2)  # and only then opened again
+        assert until(lambda: first.released)
+        assert until(lambda: len(hanging.made) == 2)  # and only then opened again
     finally:
         stop.set()
         pump.join(5)

@@ -17,6 +17,8 @@ from dicecall.edge.config import Picamera2Source as PiConfig
 from dicecall.edge.picam import Picamera2Source
 from dicecall.edge.sources import CameraError
 
+from .blocking import until, within
+
 
 class Camera:
     """Blocks in `where` ("__init__", "start", "stop") until `gate` is set, or raises in it
@@ -69,29 +71,6 @@ def camera(monkeypatch):
     Camera.gate.set()  # let no stuck thread outlive the test
 
 
-def _within(fn, seconds: float):
-    """fn() on a thread: what it returned or raised, or None while still blocked."""
-    out: list = []
-
-    def step() -> None:
-        try:
-            out.append(fn())
-        except BaseException as exc:  # handed back to the test
-            out.append(exc)
-
-    worker = threading.Thread(target=step, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    return out[0] if out else None
-
-
-def _until(condition, seconds: float = 5) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return condition()
-
-
 STUCK_OPEN = "camera 0 is not opened again until its stuck open returns (closed then)"
 
 
@@ -103,7 +82,7 @@ def test_an_open_that_hangs_is_a_camera_error_and_is_not_opened_again_beside_it(
     camera.where = where
     source = Picamera2Source(PiConfig(kind="picamera2", open_timeout_s=0.5))
     began = time.monotonic()
-    got = _within(source.open, 5)
+    got = within(source.open, 5)
     assert got is not None, "open() still blocked after 5 s: not timed"
     assert isinstance(got, CameraError)
     assert str(got) == "camera 0 did not open within 0.5 s (open_timeout_s)"
@@ -114,7 +93,7 @@ def test_an_open_that_hangs_is_a_camera_error_and_is_not_opened_again_beside_it(
         assert str(again.value) == STUCK_OPEN
     assert len(camera.made) == 1
     camera.gate.set()  # the open returns at last: the camera it made is closed
-    assert _until(lambda: camera.made[0].closed)
+    assert until(lambda: camera.made[0].closed)
     # opened again once its thread has ended
     deadline = time.monotonic() + 5
     while True:
@@ -153,7 +132,7 @@ def test_a_close_that_hangs_is_abandoned_and_the_camera_not_opened_again_until_i
                                 "returns (closed then)")
     assert len(camera.made) == 1
     camera.gate.set()
-    assert _until(lambda: camera.made[0].closed)
+    assert until(lambda: camera.made[0].closed)
     camera.where = ""
     source.open()
     assert len(camera.made) == 2

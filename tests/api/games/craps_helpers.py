@@ -38,3 +38,13 @@ def check_line(line) -> None:
     """Every line keeps the money: what went back, was kept, or stays, is the stake."""
     assert line.returned + line.collected + (line.stake if line.stays else 0) == line.stake
     assert line.paid >= 0 and line.returned >= 0 and line.collected >= 0
+
+
+def table(*wagers, rolls=(), options=None):
+    """A Craps table with `wagers` placed, then `rolls` thrown."""
+    state = craps.new_table(options)
+    for w in wagers:
+        state = craps.place(state, w).state
+    for dice in rolls:
+        state = craps.settle(state, dice).state
+    return state

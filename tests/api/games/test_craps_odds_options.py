@@ -10,18 +10,10 @@ from dicecall.api.games.craps_options import CrapsOptions
 from dicecall.api.games.errors import OptionsRefused, WagerRefused
 from dicecall.api.games.model import Wager
 
-from .craps_helpers import POINT
+from .craps_helpers import POINT, table
 
 THREE_FOUR_FIVE = {4: 3, 5: 4, 6: 5, 8: 5, 9: 4, 10: 3}
 
-
-def table(*wagers, rolls=(), options=None):
-    state = craps.new_table(options)
-    for w in wagers:
-        state = craps.place(state, w).state
-    for dice in rolls:
-        state = craps.settle(state, dice).state
-    return state
 
 
 def refused(state, wager) -> WagerRefused:

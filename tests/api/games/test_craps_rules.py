@@ -11,16 +11,7 @@ from dicecall.api.games.craps_options import CrapsOptions
 from dicecall.api.games.errors import OptionsRefused, RollRefused, WagerRefused
 from dicecall.api.games.model import Wager
 
-from .craps_helpers import POINT, decide
-
-
-def table(*wagers, rolls=(), options=None):
-    state = craps.new_table(options)
-    for w in wagers:
-        state = craps.place(state, w).state
-    for dice in rolls:
-        state = craps.settle(state, dice).state
-    return state
+from .craps_helpers import POINT, decide, table
 
 
 @pytest.mark.parametrize(("point", "won"), [(4, 4000), (5, 3000), (6, 2400), (8, 2400),
