@@ -4,8 +4,10 @@ A chain that recomputes proves only its own events. A roll's `settlement_json` (
 paid) or a dealer call's verdict lives in its own row, so `verify` also checks each row
 against its latest event: the roll's `roll` event, the sha256 of its settlement against the
 last `settlement`/`correction` event of that roll, and each dealer call against its
-`dealer_call` event or the `dealer_call_rechecked` a later review made. A row with no
-event, or whose content no longer matches it, is named.
+`dealer_call` event or the `dealer_call_rechecked` a later review made, and its
+`mismatch_raised_at` (which decides whether the console's alert is open) against the time
+of its latest `dealer_call_mismatch` event. A row with no event, or whose content no longer
+matches it, is named.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .db.models import DealerCall, Event, Roll
 # A review that decides other faces compares the roll's dealer calls again: the latest of
 # `dealer_call` and `dealer_call_rechecked` is what the row must say.
 _CALL_KINDS = frozenset({"dealer_call", "dealer_call_rechecked"})
-_KINDS = frozenset({"roll", "settlement", "correction"}) | _CALL_KINDS
+_KINDS = frozenset({"roll", "settlement", "correction", "dealer_call_mismatch"}) | _CALL_KINDS
 
 
 class RowIndex:
@@ -32,6 +34,7 @@ class RowIndex:
         self.rolls: set[str] = set()
         self.settled: dict[str, tuple[int, str]] = {}  # roll_id -> (event id, sha256)
         self.calls: dict[int, tuple[int, Any]] = {}  # call id -> (event id, matches)
+        self.raised: dict[int, tuple[int, float]] = {}  # call id -> (event id, its time)
 
     def see(self, row: Event) -> None:
         if row.kind not in _KINDS:
@@ -45,6 +48,8 @@ class RowIndex:
         roll_id = payload.get("roll_id")
         if row.kind == "roll":
             self.rolls.add(roll_id)
+        elif row.kind == "dealer_call_mismatch":  # the latest raise wins
+            self.raised[payload.get("call_id")] = (row.id, row.created_at)
         elif row.kind in _CALL_KINDS:
             self.calls[payload.get("call_id")] = (row.id, payload.get("matches"))
         elif payload.get("settlement_sha256") is not None:  # the latest settlement wins
@@ -64,16 +69,35 @@ class RowIndex:
             for roll_id, status, settlement in rows:
                 self._check_roll(problems, roll_id, status, settlement)
             last = rows[-1][0]
-        for call_id, roll_id, matches in session.execute(
-                select(DealerCall.id, DealerCall.roll_id, DealerCall.matches)
-                .order_by(DealerCall.id)):
-            seen = self.calls.get(call_id)
-            if seen is None:
-                problems.append(f"dealer call {call_id} (roll {roll_id}): no dealer_call "
-                                "event in the chain")
-            elif seen[1] != matches:
-                problems.append(f"dealer call {call_id} (roll {roll_id}): matches edited "
-                                f"(event {seen[0]} records {seen[1]})")
+        for call in session.execute(
+                select(DealerCall.id, DealerCall.roll_id, DealerCall.matches,
+                       DealerCall.original_matches, DealerCall.mismatch_raised_at,
+                       DealerCall.created_at).order_by(DealerCall.id)):
+            self._check_call(problems, *call)
+
+    def _check_call(self, problems: list[str], call_id: int, roll_id: str, matches: bool,
+                    original: bool | None, raised_at: float | None, created_at: float
+                    ) -> None:
+        seen = self.calls.get(call_id)
+        if seen is None:
+            problems.append(f"dealer call {call_id} (roll {roll_id}): no dealer_call "
+                            "event in the chain")
+        elif seen[1] != matches:
+            problems.append(f"dealer call {call_id} (roll {roll_id}): matches edited "
+                            f"(event {seen[0]} records {seen[1]})")
+        # The console's alert is open while no action is as recent as the raise: moving it
+        # closes or reopens the alert. The raise is its event's time; a call with none
+        # disagreed before reviews raised alerts (migration 0007 took the call's own time).
+        event = self.raised.get(call_id)
+        if event is not None:
+            expected, source = event[1], f"event {event[0]} raised it at {event[1]}"
+        elif matches is False or original is False:
+            expected, source = created_at, "no dealer_call_mismatch event: the call's time"
+        else:
+            expected, source = None, "never raised"
+        if raised_at != expected:
+            problems.append(f"dealer call {call_id} (roll {roll_id}): mismatch_raised_at "
+                            f"edited to {raised_at} ({source})")
 
     def _check_roll(self, problems: list[str], roll_id: str, status: str,
                     settlement: str | None) -> None:

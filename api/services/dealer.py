@@ -7,9 +7,9 @@ then decides other faces or voids the roll (623a.9(c)), `recheck` compares each 
 that decision in the review's transaction (`dealer_call_rechecked` on the chain), so the
 dealer is judged by the final result; the first comparison stays in `original_*`. A call
 the review turns from a match into a mismatch raises the alert a fresh mismatch raises (the
-`dealer_call_mismatch` event, the counter) and stores the time in `mismatch_raised_at`, so
-a console action taken before it no longer handles the alert; one it turns into a match
-leaves the alerts.
+`dealer_call_mismatch` event, the counter) and stores the event's time in
+`mismatch_raised_at`, so a console action taken before it no longer handles the alert; one
+it turns into a match leaves the alerts. `audit verify` holds the column to that event.
 """
 
 from __future__ import annotations
@@ -70,16 +70,22 @@ def _decided(roll: Roll) -> tuple[str, list[int] | None, bool]:
     return status, faces, reviewed
 
 
-def recheck(session: Session, roll: Roll, events: list[audit.Pending], tally: Tally) -> None:
+def recheck(session: Session, roll: Roll, events: list[audit.Pending], tally: Tally
+            ) -> list[DealerCall]:
     """Compares every dealer call of `roll` again with what its review decided; a changed
     comparison is stored and chained (`dealer_call_rechecked`, the row check's latest word
     on the call: audit_rows). A call that matched and no longer does is a new mismatch,
-    alerted and counted once (a later review that keeps it a mismatch raises nothing more),
-    and its raise time stored: the console's alert is open again. Runs in the review's
-    transaction, after it."""
+    alerted and counted once (a later review that keeps it a mismatch raises nothing more).
+    Runs in the review's transaction, after it.
+
+    Returns:
+        The calls raised again: `stamp_raised` gives them their event's time once appended,
+        and the console's alert is open again.
+    """
     calls = session.scalars(select(DealerCall).where(DealerCall.roll_id == roll.roll_id)
                             .order_by(DealerCall.id)).all()
     status, faces, reviewed = _decided(roll)
+    raised = []
     for row in calls:
         matches, detail = compare(status, faces, json.loads(row.call_json), reviewed)
         if (matches, detail) == (row.matches, row.detail):
@@ -97,8 +103,19 @@ def recheck(session: Session, roll: Roll, events: list[audit.Pending], tally: Ta
                 "matches": False, "detail": detail, "by": row.caller, "call_id": row.id,
                 "rechecked": True}))
             tally.inc(MISMATCHES)
-            row.mismatch_raised_at = now()
+            raised.append(row)
         row.matches, row.detail = matches, detail
+    return raised
+
+
+def stamp_raised(calls: list[DealerCall], appended: list[dict]) -> None:
+    """Stores in each call the time of the `dealer_call_mismatch` event just appended for
+    it: `audit verify` checks the column against that event (audit_rows), and the console
+    opens the alert again from it."""
+    at = {json.loads(e["payload"])["call_id"]: e["created_at"] for e in appended
+          if e["kind"] == "dealer_call_mismatch"}
+    for row in calls:
+        row.mismatch_raised_at = at[row.id]
 
 
 def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> dict:
@@ -112,8 +129,7 @@ def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> d
         row = DealerCall(roll_id=roll_id, table_id=roll.table_id,
                          call_json=audit.canonical(call), matches=matches, detail=detail,
                          original_matches=matches, original_detail=detail,
-                         caller=who, created_at=at,
-                         mismatch_raised_at=None if matches else at)
+                         caller=who, created_at=at)
         session.add(row)
         session.flush()
         payload = {"roll_id": roll_id, "call": call, "camera_faces": camera,
@@ -121,7 +137,9 @@ def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> d
         events = [audit.Pending(roll.table_id, "dealer_call", payload)]
         if not matches:
             events.append(audit.Pending(roll.table_id, "dealer_call_mismatch", payload))
-        audit.append(session, events)
+        appended = audit.append(session, events)
+        if not matches:
+            stamp_raised([row], appended)
     if not matches:
         MISMATCHES.inc()
     return {"id": row.id, "roll_id": roll_id, "table_id": row.table_id, "matches": matches,

@@ -25,7 +25,7 @@ from ..errors import ApiError
 from ..games.errors import RollRefused
 from ..metrics import Tally
 from .correct import correct_settled, void_settled, voided_refusal
-from .dealer import recheck
+from .dealer import recheck, stamp_raised
 from .settle import drain, roll_view, settle_roll
 from .state import load_state, locked_table, now, remember
 
@@ -61,9 +61,9 @@ def review(db: Database, roll_id: str, action: str, faces: list[int] | None, not
                                  tally)
         # The dealer is judged by the decided faces, in this transaction: a call left
         # compared with the camera's superseded read would show a right call as a mismatch.
-        recheck(session, roll, events, tally)
+        raised = recheck(session, roll, events, tally)
         session.flush()
-        audit.append(session, events)
+        stamp_raised(raised, audit.append(session, events))
         view = roll_view(roll)
     remember(table, state)
     tally.commit()

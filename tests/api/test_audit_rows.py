@@ -78,3 +78,27 @@ def test_an_edited_dealer_call_verdict_is_named(hb):
     with hb.db.write() as session:  # the alert hidden
         session.execute(text("UPDATE dealer_calls SET matches = :t"), {"t": True})
     assert f"dealer call {call['id']} (roll {roll_id}): matches edited" in _problems(hb)
+
+
+def test_an_edited_mismatch_raise_time_is_named(hb):
+    """`mismatch_raised_at` decides whether the console's alert is open (an action older
+    than the raise leaves it open): it must be the time of the call's latest
+    dealer_call_mismatch event, so moving it to close or reopen an alert is named."""
+    _, roll_id = _settled(hb)
+    bad = hb.client.post(f"/v1/rolls/{roll_id}/dealer-call", headers=hb.auth(),
+                         json={"faces": [4, 4]}).json()
+    good = hb.client.post(f"/v1/rolls/{roll_id}/dealer-call", headers=hb.auth(),
+                          json={"total": 7}).json()
+    assert (bad["matches"], good["matches"]) == (False, True)
+    assert _problems(hb) == ""
+    with hb.db.write() as session:  # the raise moved back, before any acknowledgement
+        session.execute(text("UPDATE dealer_calls SET mismatch_raised_at = "
+                             "mismatch_raised_at - 3600 WHERE id = :i"), {"i": bad["id"]})
+    problems = _problems(hb)
+    assert f"dealer call {bad['id']} (roll {roll_id}): mismatch_raised_at edited" in problems
+    assert f"dealer call {good['id']}" not in problems
+    with hb.db.write() as session:  # a call that never disagreed given a raise
+        session.execute(text("UPDATE dealer_calls SET mismatch_raised_at = created_at "
+                             "WHERE id = :i"), {"i": good["id"]})
+    assert f"dealer call {good['id']} (roll {roll_id}): mismatch_raised_at edited" in (
+        _problems(hb))

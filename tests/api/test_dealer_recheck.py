@@ -276,12 +276,36 @@ def test_an_old_call_raised_again_is_listed_ahead_of_newer_handled_ones(hb):
         str(old_call["id"]), str(new_call["id"])]
 
 
+def test_a_raise_moved_back_to_close_the_alert_is_named_by_verify(hb):
+    """The raise time a review stores is its dealer_call_mismatch event's: moving it before
+    surveillance's earlier acknowledgement would close the reopened alert unseen."""
+    table, _, roll = _pass_line_seven(hb)
+    call = _call(hb, roll["roll_id"], total=2)
+    _act(hb, str(call["id"]), "acknowledge")
+    _review(hb, roll["roll_id"], "correct", [1, 1])
+    _review(hb, roll["roll_id"], "correct", [3, 4])
+    [alert], _ = _open(hb, table)
+    assert alert["open"] is True
+    assert _verify(hb).ok
+    with hb.db.write() as session:
+        session.execute(text("UPDATE dealer_calls SET mismatch_raised_at = created_at "
+                             "WHERE id = :i"), {"i": call["id"]})
+    [alert], _ = _open(hb, table)
+    assert alert["open"] is False
+    problems = " | ".join(_verify(hb).problems)
+    assert (f"dealer call {call['id']} (roll {roll['roll_id']}): mismatch_raised_at edited"
+            in problems)
+
+
 def test_the_migration_takes_the_raise_time_of_stored_calls_from_the_chain(hb, db_url):
     """Rows stored before 0007 get their last raise from the chain's dealer_call_mismatch
     events (the call's own time when there is none), so an alert raised again before the
-    upgrade is still open after it, and one handled since is not."""
+    upgrade is still open after it, and one handled since is not. The backfilled rows
+    verify: audit_rows holds the column to the same events (and a call a review made
+    disagree before reviews raised alerts, with no mismatch event, to its own time)."""
     from alembic import command
 
+    from dicecall.api import audit
     from dicecall.api.db.migrate import alembic_config, upgrade
     from dicecall.api.db.models import DealerCall, Event
 
@@ -294,6 +318,15 @@ def test_the_migration_takes_the_raise_time_of_stored_calls_from_the_chain(hb, d
     handled = _call(hb, other["roll_id"], total=3)
     _act(hb, str(handled["id"]), "acknowledge")
     right = _call(hb, other["roll_id"], total=7)
+    legacy_table, _, seven = _pass_line_seven(hb)
+    legacy = _call(hb, seven["roll_id"], total=7)
+    with hb.db.write() as session:  # a recheck as made before 67d6e15: no mismatch event
+        audit.append(session, [audit.Pending(legacy_table, "dealer_call_rechecked", {
+            "call_id": legacy["id"], "roll_id": seven["roll_id"], "from_matches": True,
+            "matches": False, "detail": "dealer called 7, the review decided 2",
+            "faces": [1, 1]})])
+        session.execute(text("UPDATE dealer_calls SET matches = :f WHERE id = :i"),
+                        {"f": False, "i": legacy["id"]})
     with hb.db.read() as session:
         last = {}
         for e in session.scalars(select(Event).where(Event.kind == "dealer_call_mismatch")
@@ -304,7 +337,8 @@ def test_the_migration_takes_the_raise_time_of_stored_calls_from_the_chain(hb, d
     with hb.db.read() as session:
         stored = {c.id: c.mismatch_raised_at for c in session.scalars(select(DealerCall))}
     assert stored == {again["id"]: last[again["id"]], handled["id"]: last[handled["id"]],
-                      right["id"]: None}
+                      right["id"]: None, legacy["id"]: legacy["created_at"]}
+    assert _verify(hb).problems == []
     [alert], count = _open(hb, table)
     assert (alert["ref"], alert["open"], count) == (str(again["id"]), True, 1)
     [alert], count = _open(hb, other_table)
