@@ -34,5 +34,6 @@ async def alerts(db: DbDep, _: Reader,
                  table: Annotated[str | None, Query(max_length=64)] = None,
                  limit: Annotated[int, Query(ge=1, le=500)] = 100) -> list[dict]:
     """Dealer calls that disagree with the roll as decided (the camera's read, or a
-    review's decision), newest first."""
+    review's decision), the latest raised first: a call a review made disagree again counts
+    as of that review, so newer calls do not push it past `limit`."""
     return await run_in_threadpool(svc.alerts, db, table, limit)

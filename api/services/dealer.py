@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from .. import audit
@@ -148,12 +148,16 @@ def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> d
 
 
 def alerts(db: Database, table_id: str | None, limit: int) -> list[dict]:
-    """Dealer calls that disagree with the roll as decided, newest first."""
+    """Dealer calls that disagree with the roll as decided, the latest raised first: a call
+    a review made disagree again is news, and must not fall past the limit because its id
+    is older (as in the console's list)."""
     stmt = select(DealerCall).where(DealerCall.matches.is_(False))
     if table_id:
         stmt = stmt.where(DealerCall.table_id == table_id)
     with db.read() as session:
-        rows = session.scalars(stmt.order_by(DealerCall.id.desc()).limit(limit)).all()
+        raised = func.coalesce(DealerCall.mismatch_raised_at, DealerCall.created_at)
+        rows = session.scalars(stmt.order_by(raised.desc(), DealerCall.id.desc())
+                               .limit(limit)).all()
     return [_view(r) for r in rows]
 
 

@@ -276,6 +276,26 @@ def test_an_old_call_raised_again_is_listed_ahead_of_newer_handled_ones(hb):
         str(old_call["id"]), str(new_call["id"])]
 
 
+def test_v1_alerts_keeps_the_latest_raised_calls_up_to_its_limit(hb):
+    """Like the console's list, /v1/alerts orders by the raise: an old call a review made
+    disagree again (623a.9(c)) comes ahead of a newer call, not past the limit."""
+    _, _, old = _pass_line_seven(hb)
+    old_call = _call(hb, old["roll_id"], total=2)
+    _, _, new = _pass_line_seven(hb)
+    new_call = _call(hb, new["roll_id"], total=3)
+    _review(hb, old["roll_id"], "correct", [1, 1])
+    _review(hb, old["roll_id"], "correct", [3, 4])
+
+    def listed(limit: int) -> list[int]:
+        r = hb.client.get("/v1/alerts", params={"limit": limit},
+                          headers=hb.auth("surveillance"))
+        assert r.status_code == 200, r.text
+        return [a["id"] for a in r.json()]
+
+    assert listed(1) == [old_call["id"]]
+    assert listed(2) == [old_call["id"], new_call["id"]]
+
+
 def test_a_raise_moved_back_to_close_the_alert_is_named_by_verify(hb):
     """The raise time a review stores is its dealer_call_mismatch event's: moving it before
     surveillance's earlier acknowledgement would close the reopened alert unseen."""
