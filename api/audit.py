@@ -126,7 +126,7 @@ class Report:
 
 def verify(session: Session, batch: int = 5000, expect_head: str | None = None) -> Report:
     """Walks the whole chain in id order and reports every inconsistency, then every roll
-    or dealer call row that no longer matches its latest event.
+    or dealer call row that no longer matches its events (audit_rows).
 
     Args:
         expect_head: a head recorded outside the database (its sha256); it must still be

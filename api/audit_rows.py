@@ -4,10 +4,12 @@ A chain that recomputes proves only its own events. A roll's `settlement_json` (
 paid) or a dealer call's verdict lives in its own row, so `verify` also checks each row
 against its latest event: the roll's `roll` event, the sha256 of its settlement against the
 last `settlement`/`correction` event of that roll, and each dealer call against its
-`dealer_call` event or the `dealer_call_rechecked` a later review made, and its
-`mismatch_raised_at` (which decides whether the console's alert is open) against the time
-of its latest `dealer_call_mismatch` event. A row with no event, or whose content no longer
-matches it, is named.
+`dealer_call` event or the `dealer_call_rechecked` a later review made (`matches`,
+`detail`), its `original_matches` and `original_detail` (the comparison with the camera when
+it came in, which keeps a call a review made agree in the console's handled list) against
+its first `dealer_call` event, and its `mismatch_raised_at` (which decides whether the
+console's alert is open) against the time of its latest `dealer_call_mismatch` event. A row
+with no event, or whose content no longer matches it, is named.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ class RowIndex:
         self.rolls: set[str] = set()
         self.settled: dict[str, tuple[int, str]] = {}  # roll_id -> (event id, sha256)
         self.calls: dict[int, tuple[int, Any]] = {}  # call id -> (event id, matches)
+        self.details: dict[int, tuple[int, Any]] = {}  # call id -> (event id, detail)
+        # call id -> (event id, matches, detail) of its first dealer_call event: `original_*`
+        self.first: dict[int, tuple[int, Any, Any]] = {}
         self.raised: dict[int, tuple[int, float]] = {}  # call id -> (event id, its time)
 
     def see(self, row: Event) -> None:
@@ -51,7 +56,13 @@ class RowIndex:
         elif row.kind == "dealer_call_mismatch":  # the latest raise wins
             self.raised[payload.get("call_id")] = (row.id, row.created_at)
         elif row.kind in _CALL_KINDS:
-            self.calls[payload.get("call_id")] = (row.id, payload.get("matches"))
+            call_id = payload.get("call_id")
+            self.calls[call_id] = (row.id, payload.get("matches"))
+            if "detail" in payload:
+                self.details[call_id] = (row.id, payload["detail"])
+            if row.kind == "dealer_call":
+                self.first.setdefault(call_id, (row.id, payload.get("matches"),
+                                                payload.get("detail")))
         elif payload.get("settlement_sha256") is not None:  # the latest settlement wins
             self.settled[roll_id] = (row.id, payload["settlement_sha256"])
         elif "settlement_sha256" in payload:  # a correction that voided the roll
@@ -71,20 +82,31 @@ class RowIndex:
             last = rows[-1][0]
         for call in session.execute(
                 select(DealerCall.id, DealerCall.roll_id, DealerCall.matches,
-                       DealerCall.original_matches, DealerCall.mismatch_raised_at,
+                       DealerCall.detail, DealerCall.original_matches,
+                       DealerCall.original_detail, DealerCall.mismatch_raised_at,
                        DealerCall.created_at).order_by(DealerCall.id)):
             self._check_call(problems, *call)
 
     def _check_call(self, problems: list[str], call_id: int, roll_id: str, matches: bool,
-                    original: bool | None, raised_at: float | None, created_at: float
-                    ) -> None:
-        seen = self.calls.get(call_id)
-        if seen is None:
-            problems.append(f"dealer call {call_id} (roll {roll_id}): no dealer_call "
-                            "event in the chain")
-        elif seen[1] != matches:
-            problems.append(f"dealer call {call_id} (roll {roll_id}): matches edited "
-                            f"(event {seen[0]} records {seen[1]})")
+                    detail: str, original: bool | None, original_detail: str | None,
+                    raised_at: float | None, created_at: float) -> None:
+        name = f"dealer call {call_id} (roll {roll_id})"
+        seen, first = self.calls.get(call_id), self.first.get(call_id)
+        if seen is None or first is None:
+            problems.append(f"{name}: no dealer_call event in the chain")
+        if seen is not None and seen[1] != matches:
+            problems.append(f"{name}: matches edited (event {seen[0]} records {seen[1]})")
+        said = self.details.get(call_id)
+        if said is not None and said[1] != detail:
+            problems.append(f"{name}: detail edited (event {said[0]} records {said[1]!r})")
+        # The comparison when the call came in is its dealer_call event's, whatever reviews
+        # decided since (623a.9(c)); migration 0006 gave older rows the same one.
+        if first is not None and first[1] != original:
+            problems.append(f"{name}: original_matches edited (dealer_call event {first[0]} "
+                            f"records {first[1]})")
+        if first is not None and first[2] != original_detail:
+            problems.append(f"{name}: original_detail edited (dealer_call event {first[0]} "
+                            f"records {first[2]!r})")
         # The console's alert is open while no action is as recent as the raise: moving it
         # closes or reopens the alert. The raise is its event's time; a call with none
         # disagreed before reviews raised alerts (migration 0007 took the call's own time).
@@ -96,8 +118,7 @@ class RowIndex:
         else:
             expected, source = None, "never raised"
         if raised_at != expected:
-            problems.append(f"dealer call {call_id} (roll {roll_id}): mismatch_raised_at "
-                            f"edited to {raised_at} ({source})")
+            problems.append(f"{name}: mismatch_raised_at edited to {raised_at} ({source})")
 
     def _check_roll(self, problems: list[str], roll_id: str, status: str,
                     settlement: str | None) -> None:

@@ -1,5 +1,6 @@
 """`verify` checks the rows the chain vouches for (audit_rows.py), on both backends: an
-edited settlement, a roll or dealer call with no event, an edited dealer-call verdict."""
+edited settlement, a roll or dealer call with no event, an edited dealer-call verdict,
+detail or first comparison (original_*)."""
 
 from __future__ import annotations
 
@@ -102,3 +103,32 @@ def test_an_edited_mismatch_raise_time_is_named(hb):
                              "WHERE id = :i"), {"i": good["id"]})
     assert f"dealer call {good['id']} (roll {roll_id}): mismatch_raised_at edited" in (
         _problems(hb))
+
+
+def test_each_edited_dealer_call_comparison_column_is_named(hb):
+    """`detail` (the comparison with the roll as decided) is held to the call's latest
+    dealer_call event, `original_matches` and `original_detail` (with the camera when the
+    call came in: a call a review made agree stays in the console's handled list by them)
+    to its first; an edit of any one is named with its column, the others are not."""
+    _, roll_id = _settled(hb)
+    call = hb.client.post(f"/v1/rolls/{roll_id}/dealer-call", headers=hb.auth(),
+                          json={"faces": [4, 4]}).json()
+    assert (call["matches"], call["original_matches"]) == (False, False)
+    assert _problems(hb) == ""
+    name = f"dealer call {call['id']} (roll {roll_id})"
+    columns = ("detail", "original_matches", "original_detail")
+    edits = {"detail": "matches the camera ([3, 4], total 7)", "original_matches": True,
+             "original_detail": "matches the camera ([3, 4], total 7)"}
+    for column, value in edits.items():
+        with hb.db.write() as session:
+            old = session.execute(text(f"SELECT {column} FROM dealer_calls WHERE id = :i"),
+                                  {"i": call["id"]}).scalar_one()
+            session.execute(text(f"UPDATE dealer_calls SET {column} = :v WHERE id = :i"),
+                            {"v": value, "i": call["id"]})
+        problems = _problems(hb)
+        assert f"{name}: {column} edited" in problems
+        assert [c for c in columns if f"{name}: {c} edited" in problems] == [column]
+        with hb.db.write() as session:
+            session.execute(text(f"UPDATE dealer_calls SET {column} = :v WHERE id = :i"),
+                            {"v": old, "i": call["id"]})
+        assert _problems(hb) == ""

@@ -345,8 +345,9 @@ def test_the_migration_takes_the_raise_time_of_stored_calls_from_the_chain(hb, d
             "call_id": legacy["id"], "roll_id": seven["roll_id"], "from_matches": True,
             "matches": False, "detail": "dealer called 7, the review decided 2",
             "faces": [1, 1]})])
-        session.execute(text("UPDATE dealer_calls SET matches = :f WHERE id = :i"),
-                        {"f": False, "i": legacy["id"]})
+        session.execute(text("UPDATE dealer_calls SET matches = :f, detail = :d WHERE id = :i"),
+                        {"f": False, "d": "dealer called 7, the review decided 2",
+                         "i": legacy["id"]})
     with hb.db.read() as session:
         last = {}
         for e in session.scalars(select(Event).where(Event.kind == "dealer_call_mismatch")
@@ -363,3 +364,27 @@ def test_the_migration_takes_the_raise_time_of_stored_calls_from_the_chain(hb, d
     assert (alert["ref"], alert["open"], count) == (str(again["id"]), True, 1)
     [alert], count = _open(hb, other_table)
     assert (alert["ref"], alert["open"], count) == (str(handled["id"]), False, 0)
+
+
+def test_a_first_comparison_edited_off_the_handled_list_is_named_by_verify(hb):
+    """A call a review made agree stays in the console's handled list by its first
+    comparison (original_matches false): the row check holds original_* to the call's
+    dealer_call event, not to the recheck, so the call verifies as stored, and editing it to
+    agree (the call leaves the list) or its text is named."""
+    table, _, roll = _pass_line_seven(hb)
+    call = _call(hb, roll["roll_id"], total=2)
+    _review(hb, roll["roll_id"], "correct", [1, 1])
+    [alert], _ = _open(hb, table)
+    assert (alert["matches"], alert["original_matches"]) == (True, False)
+    assert _verify(hb).ok
+    with hb.db.write() as session:
+        session.execute(text("UPDATE dealer_calls SET original_matches = matches, "
+                             "original_detail = detail WHERE id = :i"), {"i": call["id"]})
+    assert _open(hb, table)[0] == []
+    problems = " | ".join(_verify(hb).problems)
+    name = f"dealer call {call['id']} (roll {roll['roll_id']})"
+    assert f"{name}: original_matches edited" in problems
+    assert f"{name}: original_detail edited" in problems
+    assert f"{name}: matches edited" not in problems and f"{name}: detail edited" not in (
+        problems)
+
