@@ -388,3 +388,36 @@ def test_a_first_comparison_edited_off_the_handled_list_is_named_by_verify(hb):
     assert f"{name}: matches edited" not in problems and f"{name}: detail edited" not in (
         problems)
 
+
+def test_a_downgrade_past_0006_keeps_the_first_comparison_of_rechecked_calls(hb, db_url):
+    """Downgrading below 0006 drops original_*; the upgrade takes them again from each
+    call's first dealer_call event (its matches and detail), so a call a review rechecked
+    keeps its first comparison, stays in the console's handled list and verifies (the
+    row's current comparison would be the review's). Rows stored before 0006 were never
+    rechecked: for them the event is the row's comparison."""
+    from alembic import command
+
+    from dicecall.api.db.migrate import alembic_config, upgrade
+    from dicecall.api.db.models import DealerCall
+
+    table, _, roll = _pass_line_seven(hb)
+    rechecked = _call(hb, roll["roll_id"], total=2)
+    kept = _call(hb, roll["roll_id"], faces=[5, 6])
+    _review(hb, roll["roll_id"], "correct", [1, 1])
+    with hb.db.read() as session:
+        before = {c.id: (c.matches, c.detail, c.original_matches, c.original_detail)
+                  for c in session.scalars(select(DealerCall))}
+    assert before[rechecked["id"]][:3] == (True, "matches the review ([1, 1], total 2)", False)
+    command.downgrade(alembic_config(db_url), "0005")
+    upgrade(db_url)
+    with hb.db.read() as session:
+        after = {c.id: (c.matches, c.detail, c.original_matches, c.original_detail)
+                 for c in session.scalars(select(DealerCall))}
+    assert after == before
+    assert after[rechecked["id"]][3] == rechecked["detail"]
+    assert after[kept["id"]][2:] == (False, kept["detail"])
+    assert _verify(hb).problems == []
+    alerts, count = _open(hb, table)
+    assert {a["ref"]: (a["open"], a["original_matches"]) for a in alerts} == {
+        str(rechecked["id"]): (False, False), str(kept["id"]): (True, False)}
+    assert count == 1
