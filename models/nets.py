@@ -220,9 +220,13 @@ def detector_for(state: dict) -> Detector:
     return Detector(width=int(state["stem.1.0.weight"].shape[0]))
 
 
-def reader_for(state: dict) -> Reader:
+def reader_for(state: dict) -> nn.Module:
     """A `Reader` shaped to load the state dict `state` (with the flags' own stem and the
-    face's own stages if it has them)."""
+    face's own stages if it has them), or a `slim.SlimReader` for a distilled one."""
+    from dicecall.models.slim import MARK, SlimReader
+
+    if any(k.startswith(MARK) for k in state):
+        return SlimReader()
     return Reader(flag_stem=any(k.startswith("fstem.") for k in state),
                   face_stages=face_stages_of(state))
 

@@ -1,0 +1,180 @@
+"""Training a `slim.SlimReader` to read as a finished reader does (`--stage distill`).
+
+Why: the slim reader costs an eighth of the committed one per crop (slim.py). Trained on the
+labels it would read differently, and every verdict line (the face's 0.98, the tilt's 0.05
+and 0.015, the stacked 0.7, the margin's 10 and 40 degrees) was chosen on the committed
+reader's outputs, against untouched suites, over many sessions (docs/verdicts.md). So it
+learns the teacher's outputs, not the labels: the logits themselves, where the lines sit,
+on the crops the teacher was trained on, turned, moved and recoloured as in training, and on
+the places that are not dice (the die-or-not head). Labels only score the epochs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from dicecall.models.crops import CropCache, build_cache
+from dicecall.models.data import Sample
+from dicecall.models.onnx_import import whole_reader_from_onnx
+from dicecall.models.read_train import NEG_PER_DIE, REAL_REPEAT, contract_crops, make_batch
+from dicecall.models.slim import SlimReader
+from dicecall.models.trainloop import (
+    RunLog,
+    load_checkpoint,
+    run_epochs,
+    seed_everything,
+)
+from dicecall.vision.config import ReaderConfig
+from dicecall.vision.decode import count_pips, softmax
+from dicecall.vision.verdict import VerdictConfig
+
+PLAIN = 16000  # plain synthetic dice drawn afresh each epoch; every flagged and real die too
+PIP_WEIGHT = 10.0  # the heatmap's BCE is a mean over 1,024 cells, nearly all near 0
+LOGIT_CLIP = 10.0  # past this a flag or die logit is as sure as it gets; not worth fitting
+FACE_CLIP = 12.0  # likewise the face's logits about their mean
+# The lines the verdict reads, at which the epochs are scored: the thrown games' tilt and
+# the stacked line (VerdictConfig), the one-view Props & Hops doubt (config.for_game).
+TILT_LINES = (0.015, 0.05)
+
+
+def teacher_outputs(teacher: torch.nn.Module, crops: torch.Tensor, geom: torch.Tensor
+                    ) -> tuple[torch.Tensor, ...]:
+    with torch.no_grad():
+        return teacher(crops, geom)
+
+
+def distill_loss(student: SlimReader, teacher: torch.nn.Module, batch: dict[str, torch.Tensor]
+                 ) -> tuple[torch.Tensor, dict]:
+    """Face: squared error of the logits about their mean, plus the KL divergence of the
+    runtime's probabilities (temperature 0.79); pips: BCE of the student's map on the
+    teacher's; tilt, stacked, die-or-not and margin: smooth L1 on the logits."""
+    t_face, t_pip, *t_flags = teacher_outputs(teacher, batch["crops"], batch["geom"])
+    s_face, s_pip, *s_flags = student.heads(batch["crops"], batch["geom"])
+    t_c = (t_face - t_face.mean(1, keepdim=True)).clamp(-FACE_CLIP, FACE_CLIP)
+    s_c = s_face - s_face.mean(1, keepdim=True)
+    temp = ReaderConfig().temperature
+    kl = F.kl_div(F.log_softmax(s_face / temp, 1), F.log_softmax(t_face / temp, 1),
+                  log_target=True, reduction="batchmean")
+    lf = F.mse_loss(s_c, t_c) + kl
+    lp = PIP_WEIGHT * F.binary_cross_entropy_with_logits(s_pip, t_pip)
+    parts = {"face": lf.item(), "pip": lp.item()}
+    loss = lf + lp
+    for name, s, t in zip(("tilt", "stacked", "die", "margin"), s_flags, t_flags, strict=True):
+        part = F.smooth_l1_loss(s, t.clamp(-LOGIT_CLIP, LOGIT_CLIP))
+        parts[name] = part.item()
+        loss = loss + part
+    return loss, parts
+
+
+def epoch_order(cache: CropCache, rng: np.random.Generator) -> np.ndarray:
+    """Every real die REAL_REPEAT times, every cocked or stacked synthetic die once, PLAIN
+    other synthetic dice drawn afresh, and NEG_PER_DIE negatives per die, shuffled."""
+    die = cache.is_die > 0.5
+    flagged = (np.nan_to_num(cache.tilt) > 0) | (np.nan_to_num(cache.stacked) > 0)
+    real = np.nonzero(die & cache.real)[0]
+    flags = np.nonzero(die & ~cache.real & flagged)[0]
+    plain = np.nonzero(die & ~cache.real & ~flagged)[0]
+    if len(plain) > PLAIN:
+        plain = rng.choice(plain, PLAIN, replace=False)
+    dice = np.concatenate([np.tile(real, REAL_REPEAT), flags, plain])
+    neg = np.nonzero(~die)[0]
+    if len(neg):
+        n = int(NEG_PER_DIE * len(dice))
+        neg = rng.choice(neg, n, replace=n > len(neg))
+    return rng.permutation(np.concatenate([dice, neg]))
+
+
+@torch.no_grad()
+def _outputs(model: torch.nn.Module, crops: np.ndarray, geom: np.ndarray) -> list[np.ndarray]:
+    was = model.training
+    model.eval()
+    outs = [model(torch.from_numpy(crops[i : i + 256]), torch.from_numpy(geom[i : i + 256]))
+            for i in range(0, len(crops), 256)]
+    model.train(was)
+    return [torch.cat([o[k] for o in outs]).numpy() for k in range(6)]
+
+
+def agreement(student: list[np.ndarray], teacher: list[np.ndarray], faces: np.ndarray) -> dict:
+    """How often the student's reading, taken at the verdict's lines, is the teacher's, on
+    labelled dice (`faces` 1-6; 0 marks a negative, scored on the die-or-not head only)."""
+    cfg, line = ReaderConfig(), VerdictConfig()
+    dice = faces > 0
+
+    def taken(o: list[np.ndarray]) -> dict[str, np.ndarray]:
+        p = softmax(o[0], cfg.temperature)
+        face = p.argmax(1) + 1
+        pips = count_pips(o[1], cfg.pip_threshold, cfg.pip_radius)
+        sig = [1 / (1 + np.exp(-o[k][:, 0])) for k in (2, 3, 4, 5)]
+        return {"face": face, "accept": (p.max(1) >= line.min_confidence) & (pips == face),
+                "pips": pips, **{f"tilt{t}": sig[0] >= t for t in TILT_LINES},
+                "stacked": sig[1] >= line.stacked_threshold, "die": sig[2] >= cfg.die_threshold,
+                "margin": 45.0 * sig[3]}
+
+    s, t = taken(student), taken(teacher)
+    out = {k: float((s[k][dice] == t[k][dice]).mean()) if dice.any() else float("nan")
+           for k in ("face", "accept", "pips", *(f"tilt{x}" for x in TILT_LINES), "stacked")}
+    out["die"] = float((s["die"] == t["die"]).mean()) if len(faces) else float("nan")
+    out["margin_mae"] = (float(np.abs(s["margin"] - t["margin"])[dice].mean()) if dice.any()
+                         else float("nan"))
+    if dice.any():
+        out["right_student"] = float((s["face"][dice] == faces[dice]).mean())
+        out["right_teacher"] = float((t["face"][dice] == faces[dice]).mean())
+    return out
+
+
+def selected(a: dict) -> float:
+    """What the best epoch maximises: the agreements at the lines, the margin's error (in
+    degrees, out of 45) against them."""
+    keys = ("face", "accept", "pips", *(f"tilt{x}" for x in TILT_LINES), "stacked", "die")
+    return float(sum(np.nan_to_num(a[k]) for k in keys)
+                 - np.nan_to_num(a["margin_mae"], nan=45.0) / 45.0)
+
+
+def train_distill(train: list[Sample], valid: list[Sample], teacher_path: Path, out: Path,
+                  epochs: int, seed: int, resume: bool, batch_size: int = 128,
+                  lr: float = 3e-3, stop_after: int | None = None,
+                  negatives: tuple[list[np.ndarray], list[np.ndarray]] | None = None) -> Path:
+    """Trains a SlimReader from `seed` on the outputs of the reader ONNX `teacher_path`;
+    returns best.pt's path. `negatives`: (train, valid) places that are not dice, one [M, 3]
+    array per sample (`negatives.mine`), for the die-or-not head."""
+    log = RunLog(out)
+    teacher = whole_reader_from_onnx(teacher_path)
+    for p in teacher.parameters():
+        p.requires_grad_(False)
+    seed_everything(seed)
+    student = SlimReader()
+    opt = torch.optim.AdamW(student.parameters(), lr=lr, weight_decay=5e-4)
+    start, best = 0, -np.inf
+    if resume and (out / "last.pt").is_file():
+        start, best, _ = load_checkpoint(out / "last.pt", student, opt)
+        log(event="resume", epoch=start)
+    cache = build_cache(train, None if negatives is None else negatives[0])
+    crops, geom, faces, _ = contract_crops(valid)
+    if negatives is not None:
+        ncrops, ngeom, nfaces, _ = contract_crops(valid, negatives[1])
+        crops, geom = np.concatenate([crops, ncrops]), np.concatenate([geom, ngeom])
+        faces = np.concatenate([faces, nfaces])
+    t_valid = _outputs(teacher, crops, geom)
+    steps = max(1, len(epoch_order(cache, np.random.default_rng(0))) // batch_size)
+    log(event="cache", dice=int(cache.is_die.sum()), negatives=int((cache.is_die < 0.5).sum()),
+        real=int(cache.real.sum()), steps=steps, teacher=str(teacher_path),
+        valid_dice=int((faces > 0).sum()), valid_negatives=int((faces == 0).sum()))
+    last = epochs if stop_after is None else min(epochs, start + stop_after)
+
+    def score(epoch: int) -> float:
+        a = agreement(_outputs(student, crops, geom), t_valid, faces)
+        log(event="valid", epoch=epoch, **a)
+        return selected(a)
+
+    student.train()
+    return run_epochs(student, opt, out, log, seed=seed, start=start, last=last, epochs=epochs,
+                      lr=lr, steps=steps, batch_size=batch_size,
+                      order_of=lambda rng: epoch_order(cache, rng),
+                      batch_of=lambda idx, rng: make_batch(cache, idx, rng),
+                      loss_fn=lambda model, batch: distill_loss(model, teacher, batch),
+                      log_every=20, score=score, best=best)
+
