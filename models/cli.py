@@ -119,7 +119,7 @@ def train(
                         "tilt, stacked and margin layers fine-tuned on that reader "
                         "(models/flags_train.py); faces: its face (on its own last stages) "
                         "and pip branch fine-tuned on that reader (models/faces_train.py); "
-                        "distill: a slim reader, an eighth of the cost a crop, trained from "
+                        "distill: a slim reader, a seventh of the cost a crop, trained from "
                         "the seed to give that reader's outputs (models/distill_train.py).")
     ] = "both",
     resume: Annotated[

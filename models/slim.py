@@ -1,4 +1,4 @@
-"""A reader about eight times cheaper per crop than `nets.Reader`, for frames of many dice.
+"""A reader about seven times cheaper per crop than `nets.Reader`, for frames of many dice.
 
 Why (session 43): the reader reads each die's crop, so its cost grows with the dice; at ten
 dice (High Roll's first throw) the detector and reader together took 0.65-0.80 of the peer
@@ -7,7 +7,7 @@ Measured). `Reader` spends 43 M multiply-accumulates a crop, most of them in pla
 convolutions at 32x32 and 16x16. This one keeps its inputs, outputs and layout (the same
 four stages, the pip branch fed from the first two stages only, the flags kept 4x4 and not
 pooled, the margin joining the face's and the flags' 8x8 features) and builds them from
-depthwise-separable blocks, with 16 channels where the map is 32x32: 5.4 M a crop.
+depthwise-separable blocks, with 16 channels where the map is 32x32: 5.8 M a crop.
 
 It is trained by distillation from a finished `Reader` (`distill_train.py`): every output
 copies the teacher's, so the verdict's lines, chosen on the teacher, keep their meaning.
@@ -49,8 +49,8 @@ class SlimReader(nn.Module):
         self.margin = nn.Sequential(nn.Linear(16 * m + 16, 64), nn.ReLU(True), nn.Linear(64, 1))
         # The pips keep their own 8x8 and 16x16 levels (a die's layout around each pip) and
         # come down to q channels before the 32x32 map, where most of `Reader`'s cost was.
-        self.pip8 = SepBlock(c2, p, 2)
-        self.pip16 = SepBlock(c2, p)
+        self.pip8 = nn.Sequential(SepBlock(c2, p, 2), SepBlock(p, p))
+        self.pip16 = nn.Sequential(SepBlock(c2, p), SepBlock(p, p))
         self.pip_down = pw_bn(p, q)
         self.pip_lat = pw_bn(c1, q)
         self.pip32 = nn.Sequential(SepBlock(q, q), nn.Conv2d(q, 1, 1))

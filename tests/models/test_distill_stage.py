@@ -34,7 +34,7 @@ def _outputs(face: list[int], tilt: float = -5.0, n: int | None = None) -> list[
             np.full((n, 1), 5.0, np.float32), np.full((n, 1), 5.0, np.float32)]
 
 
-def test_the_slim_reader_keeps_the_contract_and_costs_an_eighth() -> None:
+def test_the_slim_reader_keeps_the_contract_and_costs_a_seventh() -> None:
     from dicecall.models.export import READER_OUTPUTS
     from dicecall.models.nets import Reader, count_macs, reader_for
 
