@@ -181,7 +181,8 @@ class OpenCVSource:
     three frame times), or fails `failed_reads` times in a row: an RTSP stream that drops one
     packet is not worth a reopen, an unplugged camera is. A capture whose open or read is
     stuck is not opened again until that call returns (edge/capture.py): a CameraError
-    each time instead, so stuck threads never pile up. Times are the capture's own position
+    each time instead, so stuck threads never pile up; a stream's FFmpeg backend is given
+    the same timeouts, so its stuck call returns soon after. Times are the capture's own position
     for files, the monotonic clock otherwise. Messages name the source without its password
     or query tokens (edge/redact.py): `uri` itself is only handed to VideoCapture().
     """
@@ -204,7 +205,16 @@ class OpenCVSource:
         self._stuck: TimedCapture | None = None
 
     def _make(self):
-        cap = cv2.VideoCapture(self.uri)
+        if isinstance(self.uri, str) and "://" in self.uri:
+            # A stream's backend (FFmpeg) gives up by itself when told to, so a call that
+            # timed out here returns soon after and the source can be opened again; left
+            # to OpenCV's 30 s default, a stream that accepts and never answers kept the
+            # source down that long after each timeout (measured with a silent socket).
+            cap = cv2.VideoCapture(self.uri, cv2.CAP_FFMPEG, [
+                cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, round(1000 * self.open_timeout_s),
+                cv2.CAP_PROP_READ_TIMEOUT_MSEC, round(1000 * self.timeout_s)])
+        else:  # a camera index or a file: V4L2 refuses parameters it does not take
+            cap = cv2.VideoCapture(self.uri)
         if not cap.isOpened():
             cap.release()
             raise CameraError(f"cannot open video source {self.shown!r}")

@@ -198,3 +198,43 @@ def test_open_timeout_is_configured_and_never_below_the_read_timeout():
     assert OpenCVConfig(kind="opencv", uri=0).open_timeout_s == 10.0
     # 3 frame times at 0.2 fps: the first frame is not given less than any other
     assert OpenCVSource(0, fps=0.2, capture_timeout_s=1, open_timeout_s=2).open_timeout_s == 15
+
+
+@pytest.fixture
+def silent_server():
+    """A TCP server that accepts connections and never answers, as a stalled RTSP or HTTP
+    camera does; yields its port."""
+    import socket
+
+    srv = socket.create_server(("127.0.0.1", 0))
+    conns: list = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conns.append(srv.accept()[0])
+            except OSError:  # closed at the end of the test
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield srv.getsockname()[1]
+    srv.close()
+    for c in conns:
+        c.close()
+
+
+@pytest.mark.parametrize("scheme", ["rtsp", "http"])
+def test_a_stream_that_never_answers_can_be_opened_again_soon_after_its_timeout(
+        silent_server, scheme):
+    """Real OpenCV (FFmpeg), no fake: the open times out at open_timeout_s and the backend
+    gives up at the same time, so the next open is tried again instead of being refused as
+    stuck (OpenCV's own default would hold the call 30 s)."""
+    src = OpenCVSource(f"{scheme}://127.0.0.1:{silent_server}/table", open_timeout_s=1.0,
+                       capture_timeout_s=1.0)
+    with pytest.raises(CameraError, match="did not open within 1 s"):
+        src.open()
+    assert until(lambda: src._stuck is None or not src._stuck.alive, 5.0)
+    with pytest.raises(CameraError) as second:
+        src.open()
+    assert "not opened again" not in str(second.value)
+    assert "did not open within 1 s" in str(second.value) or "cannot open" in str(second.value)
