@@ -10,6 +10,7 @@ video file) simply ends.
 from __future__ import annotations
 
 import csv
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +22,9 @@ import numpy as np
 
 from .capture import CallTimeout, TimedCapture
 from .redact import redact_text, redact_uri
+
+# A URL (rtsp://, http://...), not a GStreamer pipeline that holds one after its first element.
+STREAM = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 class CameraError(RuntimeError):
@@ -205,7 +209,7 @@ class OpenCVSource:
         self._stuck: TimedCapture | None = None
 
     def _make(self):
-        if isinstance(self.uri, str) and "://" in self.uri:
+        if isinstance(self.uri, str) and STREAM.match(self.uri):
             # A stream's backend (FFmpeg) gives up by itself when told to, so a call that
             # timed out here returns soon after and the source can be opened again; left
             # to OpenCV's 30 s default, a stream that accepts and never answers kept the
@@ -213,7 +217,7 @@ class OpenCVSource:
             cap = cv2.VideoCapture(self.uri, cv2.CAP_FFMPEG, [
                 cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, round(1000 * self.open_timeout_s),
                 cv2.CAP_PROP_READ_TIMEOUT_MSEC, round(1000 * self.timeout_s)])
-        else:  # a camera index or a file: V4L2 refuses parameters it does not take
+        else:  # an index, a file or a pipeline: V4L2 refuses parameters it does not take
             cap = cv2.VideoCapture(self.uri)
         if not cap.isOpened():
             cap.release()

@@ -238,3 +238,30 @@ def test_a_stream_that_never_answers_can_be_opened_again_soon_after_its_timeout(
         src.open()
     assert "not opened again" not in str(second.value)
     assert "did not open within 1 s" in str(second.value) or "cannot open" in str(second.value)
+
+
+@pytest.mark.parametrize(("uri", "timeouts"), [
+    ("rtsp://user:pw@cam.local/stream1", True), ("HTTP://10.0.0.5/video.mjpg", True),
+    (0, False), ("/var/footage/table1.mp4", False),
+    ("rtspsrc location=rtsp://cam.local/s ! decodebin ! appsink", False)])
+def test_only_a_url_is_given_the_backend_timeouts(monkeypatch, uri, timeouts):
+    made = []
+
+    class Recorder:
+        def __init__(self, *args) -> None:
+            made.append(args)
+
+        def isOpened(self) -> bool:
+            return True
+
+        def set(self, prop, value) -> bool:
+            return True
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", Recorder)
+    OpenCVSource(uri, open_timeout_s=4.0, capture_timeout_s=1.5)._make()
+    if timeouts:
+        assert made == [(uri, sources.cv2.CAP_FFMPEG, [
+            sources.cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, 4000,
+            sources.cv2.CAP_PROP_READ_TIMEOUT_MSEC, 1500])]
+    else:
+        assert made == [(uri,)]
