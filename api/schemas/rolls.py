@@ -173,6 +173,10 @@ class DealerCallOut(Out):
                               "faces, total or no_roll, and the dealer's name.")
     camera_faces: list[int] | None
     created_at: float
+    raised_at: float | None = Field(None, description="When the call last came to disagree "
+                                    "(its own `dealer_call_mismatch` event, or a review's "
+                                    "that made it disagree again): the order of "
+                                    "`/v1/alerts`; null when it never disagreed.")
 
 
 class RollDetailOut(RollOut):

@@ -144,7 +144,8 @@ def dealer_call(db: Database, roll_id: str, call: dict[str, Any], who: str) -> d
         MISMATCHES.inc()
     return {"id": row.id, "roll_id": roll_id, "table_id": row.table_id, "matches": matches,
             "detail": detail, "original_matches": matches, "original_detail": detail,
-            "call": call, "camera_faces": camera, "created_at": row.created_at}
+            "call": call, "camera_faces": camera, "created_at": row.created_at,
+            "raised_at": row.mismatch_raised_at}
 
 
 def alerts(db: Database, table_id: str | None, limit: int) -> list[dict]:
@@ -174,5 +175,6 @@ def _view(row: DealerCall) -> dict:
             "matches": row.matches, "detail": row.detail,
             "original_matches": row.original_matches,
             "original_detail": row.original_detail, "call": json.loads(row.call_json),
-            "camera_faces": None, "created_at": row.created_at}
+            "camera_faces": None, "created_at": row.created_at,
+            "raised_at": row.mismatch_raised_at}
 

@@ -71,6 +71,7 @@ def test_voiding_a_roll_the_dealer_called_seven_makes_the_call_a_mismatch(hb):
     [alert] = _alerts(hb, table)
     assert (alert["id"], alert["matches"], alert["original_matches"]) == (call["id"], False,
                                                                           True)
+    assert alert["raised_at"] > call["created_at"]  # the review's raise, not the call's time
     assert alert["detail"] == "the review called no roll"
     assert _verify(hb).ok
 
@@ -127,6 +128,7 @@ def test_a_right_call_the_review_makes_wrong_raises_the_mismatch_alert_once(hb):
     table, _, roll = _pass_line_seven(hb)
     call = _call(hb, roll["roll_id"], total=7, dealer="stick")
     assert call["matches"] is True and _mismatch_events(hb, table) == []
+    assert call["raised_at"] is None
     before = _mismatches()
     _review(hb, roll["roll_id"], "correct", [1, 1])
     [event] = _mismatch_events(hb, table)
@@ -139,6 +141,8 @@ def test_a_right_call_the_review_makes_wrong_raises_the_mismatch_alert_once(hb):
     [alert] = _alerts(hb, table)
     assert (alert["id"], alert["matches"], alert["original_matches"]) == (call["id"], False,
                                                                           True)
+    assert alert["raised_at"] > call["created_at"]  # the review's raise, not the call's time
+    raised = alert["raised_at"]
     [console], open_alerts = _console(hb, table)
     assert (console["ref"], console["open"], open_alerts) == (str(call["id"]), True, 1)
     # Still wrong after a second correction: rechecked (a new detail), not raised again.
@@ -146,6 +150,7 @@ def test_a_right_call_the_review_makes_wrong_raises_the_mismatch_alert_once(hb):
     assert len(_mismatch_events(hb, table)) == 1 and _mismatches() == before + 1
     [alert] = _alerts(hb, table)
     assert alert["detail"] == "dealer called 7, the review decided 4"
+    assert alert["raised_at"] == raised
     assert _verify(hb).ok
 
 
@@ -290,8 +295,12 @@ def test_v1_alerts_keeps_the_latest_raised_calls_up_to_its_limit(hb):
         r = hb.client.get("/v1/alerts", params={"limit": limit},
                           headers=hb.auth("surveillance"))
         assert r.status_code == 200, r.text
-        return [a["id"] for a in r.json()]
+        out = r.json()
+        assert [a["raised_at"] for a in out] == sorted((a["raised_at"] for a in out),
+                                                       reverse=True)
+        return [a["id"] for a in out]
 
+    assert new_call["raised_at"] is not None  # a call that disagrees when it comes in
     assert listed(1) == [old_call["id"]]
     assert listed(2) == [old_call["id"], new_call["id"]]
 
