@@ -39,9 +39,9 @@ PIP_WEIGHT = 10.0  # the heatmap's BCE is a mean over 1,024 cells, nearly all ne
 PEAK_WEIGHT = 20.0
 LOGIT_CLIP = 10.0  # past this a flag or die logit is as sure as it gets; not worth fitting
 FACE_CLIP = 12.0  # likewise the face's logits about their mean
-# The lines the verdict reads, at which the epochs are scored: the thrown games' tilt and
-# the stacked line (VerdictConfig), the one-view Props & Hops doubt (config.for_game).
-TILT_LINES = (0.015, 0.05)
+# The tilt lines the epochs are scored at: the one-view doubt where a cocked die is a no
+# roll (ReaderConfig.sure_tilt) and the thrown games' flag (VerdictConfig.tilt_threshold).
+TILT_LINES = (ReaderConfig().sure_tilt, VerdictConfig().tilt_threshold)
 
 
 def teacher_outputs(teacher: torch.nn.Module, crops: torch.Tensor, geom: torch.Tensor
