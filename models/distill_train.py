@@ -6,7 +6,8 @@ and 0.015, the stacked 0.7, the margin's 10 and 40 degrees) was chosen on the co
 reader's outputs, against untouched suites, over many sessions (docs/verdicts.md). So it
 learns the teacher's outputs, not the labels: the logits themselves, where the lines sit,
 on the crops the teacher was trained on, turned, moved and recoloured as in training, and on
-the places that are not dice (the die-or-not head). Labels only score the epochs.
+the places that are not dice (the die-or-not head). The labels are only logged beside
+the agreement that chooses the epoch.
 """
 
 from __future__ import annotations
