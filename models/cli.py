@@ -119,8 +119,8 @@ def train(
                         "tilt, stacked and margin layers fine-tuned on that reader "
                         "(models/flags_train.py); faces: its face (on its own last stages) "
                         "and pip branch fine-tuned on that reader (models/faces_train.py); "
-                        "distill: a slim reader, a seventh of the cost a crop, trained from "
-                        "the seed to give that reader's outputs (models/distill_train.py).")
+                        "distill: a cheaper reader trained to give that reader's outputs "
+                        "(--student; models/distill_train.py).")
     ] = "both",
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from last.pt of each stage.")
@@ -176,6 +176,10 @@ def train(
                             help="--stage faces or detector: share of crops or views "
                                  "recoloured in two random colours, for dice of colours no "
                                  "training style has (models/augment.py two_colours)")] = 0.0,
+    student: Annotated[
+        str, typer.Option("--student", help="--stage distill: slim (slim.py, from the seed) or "
+                          "pruned (the teacher's own layers cut to a quarter of the cost a "
+                          "crop, prune.py)")] = "slim",
     select: Annotated[
         str, typer.Option("--select", help="--stage flags: the best epoch by the flags' mean "
                           "AUC (auc) or by the share of flat shaker dice flagged at full "
@@ -187,6 +191,10 @@ def train(
     if stage not in ("detector", "reader", "both", "margin", "flags", "faces", "distill"):
         raise typer.BadParameter(f"--stage {stage}: detector, reader, both, margin, flags, "
                                  "faces or distill")
+    if student not in ("slim", "pruned"):
+        raise typer.BadParameter(f"--student {student}: slim or pruned")
+    if student != "slim" and stage != "distill":
+        raise typer.BadParameter(f"--student is for --stage distill, not {stage}")
     if duotone > 0 and stage not in ("faces", "detector"):
         raise typer.BadParameter(f"--duotone is for --stage faces or detector, not {stage}")
     recipe = {
@@ -196,7 +204,8 @@ def train(
         "stage": stage, "seed": seed, "epochs": epochs, "reader_epochs": reader_epochs,
         "threads": threads, "synth_per_real": synth_per_real, "det_width": det_width,
         "own_flag_stem": own_flag_stem, "slight_repeat": slight_repeat,
-        "face_stages": face_stages, "duotone": duotone, "select": select}
+        "face_stages": face_stages, "duotone": duotone, "select": select,
+        "student": student}
     # The data first: a folder that yields nothing is refused before a run folder is begun.
     train_set, valid_set = _load(data), _load(_valid_dirs(data, valid))
     try:
@@ -261,7 +270,8 @@ def train(
         from dicecall.models.distill_train import train_distill
 
         train_distill(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
-                      reader_epochs, seed, resume, negatives=negatives)
+                      reader_epochs, seed, resume, negatives=negatives,
+                      student_kind=student)
 
 
 def export(

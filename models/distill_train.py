@@ -1,6 +1,9 @@
-"""Training a `slim.SlimReader` to read as a finished reader does (`--stage distill`).
+"""Training a cheaper reader to read as a finished one does (`--stage distill`): a
+`slim.SlimReader` from its seed, or a narrower `Reader` cut from the teacher (`prune.py`,
+`--student pruned`).
 
-Why: the slim reader costs a seventh of the committed one per crop (slim.py). Trained on the
+Why: the slim reader costs a seventh of the committed one per crop (slim.py), the pruned one
+a quarter. Trained on the
 labels it would read differently, and every verdict line (the face's 0.98, the tilt's 0.05
 and 0.015, the stacked 0.7, the margin's 10 and 40 degrees) was chosen on the committed
 reader's outputs, against untouched suites, over many sessions (docs/verdicts.md). So it
@@ -43,6 +46,11 @@ FACE_CLIP = 12.0  # likewise the face's logits about their mean
 # The tilt lines the epochs are scored at: the one-view doubt where a cocked die is a no
 # roll (ReaderConfig.sure_tilt) and the thrown games' flag (VerdictConfig.tilt_threshold).
 TILT_LINES = (ReaderConfig().sure_tilt, VerdictConfig().tilt_threshold)
+STUDENTS = ("slim", "pruned")
+# A pruned student starts from the teacher's features; the rate that trains the slim one from
+# noise would move them as far as noise in the first epochs.
+PRUNED_LR = 1e-3
+PRUNE_CROPS = 1024  # crops whose activations choose the channels kept and set the batch norms
 
 
 def teacher_outputs(teacher: torch.nn.Module, crops: torch.Tensor, geom: torch.Tensor
@@ -51,7 +59,7 @@ def teacher_outputs(teacher: torch.nn.Module, crops: torch.Tensor, geom: torch.T
         return teacher(crops, geom)
 
 
-def distill_loss(student: SlimReader, teacher: torch.nn.Module, batch: dict[str, torch.Tensor]
+def distill_loss(student: torch.nn.Module, teacher: torch.nn.Module, batch: dict[str, torch.Tensor]
                  ) -> tuple[torch.Tensor, dict]:
     """Face: squared error of the logits about their mean, plus the KL divergence of the
     runtime's probabilities (temperature 0.79); pips: BCE of the student's map on the
@@ -144,22 +152,39 @@ def selected(a: dict) -> float:
 def train_distill(train: list[Sample], valid: list[Sample], teacher_path: Path, out: Path,
                   epochs: int, seed: int, resume: bool, batch_size: int = 128,
                   lr: float = 3e-3, stop_after: int | None = None,
-                  negatives: tuple[list[np.ndarray], list[np.ndarray]] | None = None) -> Path:
-    """Trains a SlimReader from `seed` on the outputs of the reader ONNX `teacher_path`;
-    returns best.pt's path. `negatives`: (train, valid) places that are not dice, one [M, 3]
-    array per sample (`negatives.mine`), for the die-or-not head."""
+                  negatives: tuple[list[np.ndarray], list[np.ndarray]] | None = None,
+                  student_kind: str = "slim") -> Path:
+    """Trains a student (`student_kind`: a SlimReader from `seed`, or a Reader pruned from
+    the teacher, `prune.WIDTHS`, at `PRUNED_LR`) on the outputs of the reader ONNX
+    `teacher_path`; returns best.pt's path. `negatives`: (train, valid) places that are not
+    dice, one [M, 3] array per sample (`negatives.mine`), for the die-or-not head.
+
+    Raises:
+        ValueError: an unknown `student_kind`.
+    """
+    if student_kind not in STUDENTS:
+        raise ValueError(f"student {student_kind!r}: one of {', '.join(STUDENTS)}")
     log = RunLog(out)
     teacher = whole_reader_from_onnx(teacher_path)
     for p in teacher.parameters():
         p.requires_grad_(False)
     seed_everything(seed)
-    student = SlimReader()
+    cache = build_cache(train, None if negatives is None else negatives[0])
+    if student_kind == "pruned":
+        from dicecall.models.prune import WIDTHS, pruned_reader
+
+        pick = epoch_order(cache, np.random.default_rng(seed))[:PRUNE_CROPS]
+        batch = make_batch(cache, pick, np.random.default_rng(seed))
+        student = pruned_reader(teacher, batch["crops"], batch["geom"])
+        lr = PRUNED_LR
+        log(event="pruned", widths=list(WIDTHS), crops=len(pick))
+    else:
+        student = SlimReader()
     opt = torch.optim.AdamW(student.parameters(), lr=lr, weight_decay=5e-4)
     start, best = 0, -np.inf
     if resume and (out / "last.pt").is_file():
         start, best, _ = load_checkpoint(out / "last.pt", student, opt)
         log(event="resume", epoch=start)
-    cache = build_cache(train, None if negatives is None else negatives[0])
     crops, geom, faces, _ = contract_crops(valid)
     if negatives is not None:
         ncrops, ngeom, nfaces, _ = contract_crops(valid, negatives[1])
@@ -177,6 +202,8 @@ def train_distill(train: list[Sample], valid: list[Sample], teacher_path: Path, 
         log(event="valid", epoch=epoch, **a)
         return selected(a)
 
+    if student_kind == "pruned" and start == 0:
+        score(0)  # where the cut teacher starts, before any step
     student.train()
     return run_epochs(student, opt, out, log, seed=seed, start=start, last=last, epochs=epochs,
                       lr=lr, steps=steps, batch_size=batch_size,

@@ -183,22 +183,30 @@ class Reader(nn.Module):
         return self.fb4(f8 if self.fb8 is None else self.fb8(f16)).mean(dim=(2, 3))
 
     def forward(self, x: torch.Tensor, geom: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        face, pip, tilt, stacked, die, margin = self.heads(x, geom)
+        return face, torch.sigmoid(pip), tilt, stacked, die, margin
+
+    def heads(self, x: torch.Tensor, geom: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """The outputs with the pip map as logits (a distillation's loss wants them)."""
         f32 = self.b32(x)
         f16 = self.b16(f32)
         f8 = self.b8(f16)
         f4 = self.b4(f8)
         g = f4.mean(dim=(2, 3))
-        pip_heatmap = self.pip_head(f32, f16)
+        pip = self.pip_logits(f32, f16)
         h8, flags = self.flag_head(f16 if self.fstem is None else self.fstem(x), geom)
-        return (self.face(self.face_features(f16, f8, g)), pip_heatmap, flags[:, :1],
-                flags[:, 1:2], self.die(g),
-                self.margin_head(f16.detach(), f8.detach(), h8.detach(), geom))
+        return (self.face(self.face_features(f16, f8, g)), pip, flags[:, :1], flags[:, 1:2],
+                self.die(g), self.margin_head(f16.detach(), f8.detach(), h8.detach(), geom))
 
     def pip_head(self, f32: torch.Tensor, f16: torch.Tensor) -> torch.Tensor:
         """The [N, 1, 32, 32] pip heatmap from the shared 32x32 and 16x16 features."""
+        return torch.sigmoid(self.pip_logits(f32, f16))
+
+    def pip_logits(self, f32: torch.Tensor, f16: torch.Tensor) -> torch.Tensor:
+        """The pip heatmap's logits."""
         p16 = self.pip16(f16) + F.interpolate(self.pip8(f16), scale_factor=2.0, mode="nearest")
         pip = self.pip_lat(f32) + F.interpolate(p16, scale_factor=2.0, mode="nearest")
-        return torch.sigmoid(self.pip32(pip))
+        return self.pip32(pip)
 
     def flag_head(self, f16: torch.Tensor, geom: torch.Tensor
                   ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -221,13 +229,16 @@ def detector_for(state: dict) -> Detector:
 
 
 def reader_for(state: dict) -> nn.Module:
-    """A `Reader` shaped to load the state dict `state` (with the flags' own stem and the
-    face's own stages if it has them), or a `slim.SlimReader` for a distilled one."""
+    """A `Reader` shaped to load the state dict `state` (its widths, the flags' own stem and
+    the face's own stages if it has them), or a `slim.SlimReader` for a distilled one."""
     from dicecall.models.slim import MARK, SlimReader
 
     if any(k.startswith(MARK) for k in state):
         return SlimReader()
-    return Reader(flag_stem=any(k.startswith("fstem.") for k in state),
+    return Reader(width=int(state["b32.1.0.weight"].shape[0]),
+                  flag_width=int(state["flag4.0.weight"].shape[0]),
+                  pip_width=int(state["pip16.0.weight"].shape[0]),
+                  flag_stem=any(k.startswith("fstem.") for k in state),
                   face_stages=face_stages_of(state))
 
 
