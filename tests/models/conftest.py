@@ -87,6 +87,31 @@ def onnx_and_checkpoint() -> Callable[[Path, Path], tuple[list[np.ndarray], list
 
 
 @pytest.fixture()
+def exports_as_checkpoint(onnx_and_checkpoint) -> Callable[[Path, Path], Path]:
+    """Exports a training checkpoint's reader to ONNX at `onnx_path` and checks that the
+    file reads as the checkpoint does; returns `onnx_path`."""
+
+    def export(checkpoint: Path, onnx_path: Path) -> Path:
+        import torch
+
+        from dicecall.models.export import READER_OUTPUTS, export_onnx
+        from dicecall.models.nets import reader_for
+        from dicecall.models.trainloop import load_checkpoint
+
+        model = reader_for(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
+        load_checkpoint(checkpoint, model)
+        feeds = {"crops": np.random.default_rng(0).random((2, 3, 64, 64), np.float32),
+                 "geom": np.zeros((2, 3), np.float32)}
+        export_onnx(model, feeds, onnx_path, list(READER_OUTPUTS), dynamic=True)
+        onnx_outs, torch_outs = onnx_and_checkpoint(onnx_path, checkpoint)
+        for a, b in zip(onnx_outs, torch_outs, strict=True):
+            assert np.abs(a - b).max() < 1e-4
+        return onnx_path
+
+    return export
+
+
+@pytest.fixture()
 def whole_and_resumed(tmp_path: Path) -> Callable[..., dict]:
     """Runs a stage's training twice on the committed reader, once whole and once stopped
     after one epoch and resumed; checks both end on the same weights and returns them.
