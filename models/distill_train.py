@@ -3,14 +3,13 @@
 `--student pruned`).
 
 Why: the slim reader costs a seventh of the committed one per crop (slim.py), the pruned one
-a quarter. Trained on the
-labels it would read differently, and every verdict line (the face's 0.98, the tilt's 0.05
-and 0.015, the stacked 0.7, the margin's 10 and 40 degrees) was chosen on the committed
-reader's outputs, against untouched suites, over many sessions (docs/verdicts.md). So it
-learns the teacher's outputs, not the labels: the logits themselves, where the lines sit,
-on the crops the teacher was trained on, turned, moved and recoloured as in training, and on
-the places that are not dice (the die-or-not head). The labels are only logged beside
-the agreement that chooses the epoch.
+a quarter (prune.py). Trained on the labels it would read differently, and every verdict
+line (the face's 0.98, the tilt's 0.05 and 0.015, the stacked 0.7, the margin's 10 and 40
+degrees) was chosen on the committed reader's outputs, against untouched suites, over many
+sessions (docs/verdicts.md). So it learns the teacher's outputs, not the labels: the logits
+themselves, where the lines sit, on the crops the teacher was trained on, turned, moved and
+recoloured as in training, and on the places that are not dice (the die-or-not head). The
+labels are only logged beside the agreement that chooses the epoch.
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ FACE_CLIP = 12.0  # likewise the face's logits about their mean
 # roll (ReaderConfig.sure_tilt) and the thrown games' flag (VerdictConfig.tilt_threshold).
 TILT_LINES = (ReaderConfig().sure_tilt, VerdictConfig().tilt_threshold)
 STUDENTS = ("slim", "pruned")
+SLIM_LR = 3e-3
 # A pruned student starts from the teacher's features; the rate that trains the slim one from
 # noise would move them as far as noise in the first epochs.
 PRUNED_LR = 1e-3
@@ -151,13 +151,14 @@ def selected(a: dict) -> float:
 
 def train_distill(train: list[Sample], valid: list[Sample], teacher_path: Path, out: Path,
                   epochs: int, seed: int, resume: bool, batch_size: int = 128,
-                  lr: float = 3e-3, stop_after: int | None = None,
+                  lr: float | None = None, stop_after: int | None = None,
                   negatives: tuple[list[np.ndarray], list[np.ndarray]] | None = None,
                   student_kind: str = "slim") -> Path:
     """Trains a student (`student_kind`: a SlimReader from `seed`, or a Reader pruned from
-    the teacher, `prune.WIDTHS`, at `PRUNED_LR`) on the outputs of the reader ONNX
-    `teacher_path`; returns best.pt's path. `negatives`: (train, valid) places that are not
-    dice, one [M, 3] array per sample (`negatives.mine`), for the die-or-not head.
+    the teacher, `prune.WIDTHS`; `lr` by default SLIM_LR or PRUNED_LR) on the outputs of the
+    reader ONNX `teacher_path`; returns best.pt's path. `negatives`: (train, valid) places
+    that are not dice, one [M, 3] array per sample (`negatives.mine`), for the die-or-not
+    head.
 
     Raises:
         ValueError: an unknown `student_kind`.
@@ -169,17 +170,17 @@ def train_distill(train: list[Sample], valid: list[Sample], teacher_path: Path, 
     for p in teacher.parameters():
         p.requires_grad_(False)
     seed_everything(seed)
+    student = SlimReader() if student_kind == "slim" else None  # from the seed, as in session 43
     cache = build_cache(train, None if negatives is None else negatives[0])
-    if student_kind == "pruned":
+    if student is None:
         from dicecall.models.prune import WIDTHS, pruned_reader
 
         pick = epoch_order(cache, np.random.default_rng(seed))[:PRUNE_CROPS]
         batch = make_batch(cache, pick, np.random.default_rng(seed))
         student = pruned_reader(teacher, batch["crops"], batch["geom"])
-        lr = PRUNED_LR
         log(event="pruned", widths=list(WIDTHS), crops=len(pick))
-    else:
-        student = SlimReader()
+    if lr is None:
+        lr = SLIM_LR if student_kind == "slim" else PRUNED_LR
     opt = torch.optim.AdamW(student.parameters(), lr=lr, weight_decay=5e-4)
     start, best = 0, -np.inf
     if resume and (out / "last.pt").is_file():
