@@ -108,8 +108,8 @@ def run_scene_type(readers: GameReaders, scene: str, folder: Path, vcfg=None,
         category, faces = truth(rec)
         frame = load_image(path.parent / rec.image)
         view = record_view(rec) if calibrated else None
-        v = verdict(readers.of(rec).read(frame, view), profile(rec.game, rec.expected_dice),
-                    zones_of(rec, scene), vcfg)
+        dice = readers.of(rec).read(frame, view, rec.expected_dice)
+        v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), vcfg)
         table[(category, v.status)] += 1
         rolls += 1
         if category not in UNSAFE and v.status != VALID:

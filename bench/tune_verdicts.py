@@ -89,6 +89,9 @@ def main() -> None:
                     help="second looks: one window per cluster of dice, at most this many")
     ap.add_argument("--zoom-prefer-first", action="store_true",
                     help="a die both looks found keeps the first look's box")
+    ap.add_argument("--no-short-look", action="store_true",
+                    help="no closer look at a frame with fewer dice than expected "
+                         "(ReaderConfig.short_look; rule 41, docs/verdicts.md)")
     ap.add_argument("--sure-margin", type=float, default=ReaderConfig().sure_margin,
                     help="a die whose first view reads an up margin under this is read in "
                          "every view (the cascade's margin doubt)")
@@ -153,7 +156,8 @@ def main() -> None:
                                        zoom_prefer_first=args.zoom_prefer_first,
                                        sure_no_die=args.sure_no_die,
                                        sure_margin=args.sure_margin,
-                                       sure_tilt=args.sure_tilt),
+                                       sure_tilt=args.sure_tilt,
+                                       short_look=not args.no_short_look),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
@@ -172,6 +176,8 @@ def main() -> None:
         for field in ("shaker_detector", "shaker_reader"):  # Props & Hops's own (session 37)
             if getattr(cfg, field) is not None:
                 key += ((field, _digest(getattr(cfg, field))),)
+        if cfg.short_look:  # reads kept before session 45 had no closer look
+            key += (("short_look", True),)
         if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's
             key += (("scenes", tuple(args.scenes)),)
         if key not in saved:
@@ -180,7 +186,8 @@ def main() -> None:
                 for path, rec in load_folder(args.data / scene):
                     category, faces = truth(rec)
                     view = None if args.uncalibrated else record_view(rec)
-                    dice = readers.of(rec).read(load_image(path.parent / rec.image), view)
+                    frame = load_image(path.parent / rec.image)
+                    dice = readers.of(rec).read(frame, view, rec.expected_dice)
                     reads.append((scene, rec, category, faces, dice))
             saved[key] = reads
             if args.reads is not None:

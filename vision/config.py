@@ -142,6 +142,12 @@ class ReaderConfig(BaseModel):
                                         "one cluster")
     zoom_prefer_first: bool = Field(False, description="a die both looks found keeps the "
                                                        "first look's box (else the surer look's)")
+    # A look closer when the frame holds fewer dice than the game expects (`DiceReader.closer`;
+    # docs/verdicts.md, session 45, rule 41): the first look's window spans every peak, chips
+    # too, and a pair of touching dice in it stays one peak; a die that merged so makes a good
+    # roll a no roll (`die_missing`).
+    short_look: bool = Field(True, description="when fewer dice than the game expects are "
+                                               "kept, look again, enlarged, around those kept")
     zoom_keep_apart: float = Field(0.75, ge=0.0, le=5.0,
                                    description="a first-look die stays when no second-look die "
                                                "is nearer than this x its side")

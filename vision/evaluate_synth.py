@@ -78,7 +78,7 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
             score.unreadable.append(rec.image)
             score.unread_labelled += len(rec.dice)
             continue
-        dice = reader.read(frame, record_view(rec))
+        dice = reader.read(frame, record_view(rec), rec.expected_dice)
         tilt_line = (defaults.tilt_line(profile(rec.game, rec.expected_dice).cocked_counts)
                      if tilt_threshold is None else tilt_threshold)
         boxes = np.array([d.box for d in rec.dice], np.float32).reshape(-1, 4)

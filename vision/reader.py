@@ -17,7 +17,7 @@ from .images import check_frame
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
 from .tiles import choose, inner_edge_cut, merge_tiles, tile_side, tile_windows, worth_tiling
 from .views import sum_views
-from .zoom import merge_looks, zoom_windows
+from .zoom import merge_looks, zoom_window, zoom_windows
 
 STRIDE = 4
 
@@ -217,13 +217,16 @@ class DiceReader:
         return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice,
                               cfg.near_peaks, (image.shape[1], image.shape[0])), scale
 
-    def read(self, frame: np.ndarray, view: FloorView | None = None) -> Dice:
+    def read(self, frame: np.ndarray, view: FloorView | None = None,
+             expected: int | None = None) -> Dice:
         """Finds and reads every die.
 
         Args:
             frame: (H, W, 3) uint8 BGR, any size.
             view: this frame's camera view of the floor; None = the reader's own. A reader
                 model not trained on views (`uses_view` False) reads without it.
+            expected: the dice the game expects in the frame (its profile's count), or None;
+                when fewer are kept, the reader looks closer (`closer`, `short_look`).
 
         Returns:
             `Dice` in pixels of `frame`.
@@ -233,6 +236,8 @@ class DiceReader:
         found = self.detect(frame)
         dice = self._read_found(frame, found, view)
         cfg = self.config
+        if expected is not None and len(dice) < expected:
+            dice = self.closer(frame, dice, view)
         if not cfg.tile_zoom:
             return dice
         enlarged = tile_side(frame.shape, cfg.tile_zoom) < cfg.det_size
@@ -246,6 +251,37 @@ class DiceReader:
             if keep is not None:
                 return other[keep]
         return dice
+
+    def closer(self, frame: np.ndarray, dice: Dice, view: FloorView | None = None) -> Dice:
+        """`dice` with those a second, enlarged look around them finds (off: `dice` as given).
+
+        For a frame that holds fewer dice than its game expects. The first look's second
+        look (`detect`) spans every peak, the chips' too, so two touching dice far from the
+        chips stay one peak; here the window spans only the dice the reader kept, enlarged
+        until the median die spans `zoom_to` detector pixels. A die kept keeps its box, and
+        so its face reading (`merge_looks` with `prefer_first`), unless two dice of the closer
+        look lie within `zoom_keep_apart` of its side: a merged pair, read again as two. The
+        dice added pass the die-or-not head like any other; with them the median die size
+        the flags compare each die to (`die_geometry`) may move.
+        """
+        cfg = self.config
+        if not cfg.short_look or len(dice) == 0:
+            return dice
+        scale = cfg.det_size / max(frame.shape[:2])
+        # any die size: the dice kept are too few whatever their size
+        win = zoom_window(dice.boxes, frame.shape, cfg.det_size, scale, np.inf, cfg.zoom_to,
+                          cfg.zoom_margin, cfg.zoom_min_gain)
+        if win is None:
+            return dice
+        x0, y0, x1, y1 = win
+        (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+        shift = np.array([x0, y0], np.float32)
+        merged = merge_looks((dice.centers, dice.boxes, dice.det_score),
+                             (c + shift, b + np.tile(shift, 2), s), cfg.zoom_keep_apart,
+                             cfg.max_dice, prefer_first=True)
+        if len(merged[0]) <= len(dice):
+            return dice
+        return self._read_found(frame, merged, view)
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
         centers, boxes, scores = found

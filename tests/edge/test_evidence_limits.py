@@ -31,6 +31,9 @@ from dicecall.vision.verdict import Reason, verdict
 class _Doubtful:
     """Two dice in mid-frame, both read at p 0.9: two `low_confidence` findings."""
 
+    def closer(self, image: np.ndarray, dice: Dice) -> Dice:
+        return dice
+
     def read(self, image: np.ndarray) -> Dice:
         h, w = image.shape[:2]
         c = np.array([[w * 0.4, h / 2], [w * 0.6, h / 2]], np.float32)

@@ -1,0 +1,104 @@
+"""The closer look at a frame with fewer dice than its game expects (`DiceReader.closer`,
+docs/verdicts.md rule 41). A pair of touching dice the detector leaves as one peak makes a
+good roll a no roll (`die_missing`, 623a.8(b), 675a.4(b)); the expected count, which the
+table knows, lets the reader look again, enlarged, at the dice it kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dicecall.vision.config import ReaderConfig, for_game
+from dicecall.vision.dice import Dice
+from dicecall.vision.images import load_image
+from dicecall.vision.reader import DiceReader
+from dicecall.vision.scoring import match
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+FRAME = DATA / "closer" / "craps_0000031.json"
+SAMPLES = DATA / "frames"
+
+
+class _CountingDetector:
+    def __init__(self, session) -> None:
+        self.session, self.runs = session, 0
+
+    def run(self, names, feeds):
+        self.runs += 1
+        return self.session.run(names, feeds)
+
+    def __getattr__(self, name):
+        return getattr(self.session, name)
+
+
+def _craps(**kw) -> DiceReader:
+    """A Craps table's reader (`for_game`: behind detector.thrown.onnx)."""
+    reader = DiceReader(for_game(ReaderConfig(**kw), True))
+    reader.detector = _CountingDetector(reader.detector)
+    return reader
+
+
+@pytest.fixture(scope="module")
+def scene():
+    rec = json.loads(FRAME.read_text())
+    return (load_image(FRAME.with_name(rec["image"])),
+            np.array([d["box"] for d in rec["dice"]], np.float32),
+            sorted(d["face"] for d in rec["dice"]))
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return _craps()
+
+
+def test_touching_pair_read_as_two_when_the_game_expects_two(reader, scene):
+    frame, boxes, faces = scene
+    first = reader.read(frame)
+    assert len(first) == 1  # the defect the closer look is for: one peak for two dice
+    dice = reader.read(frame, expected=2)
+    pairs = match(dice.centers, boxes)
+    assert len(dice) == 2 and len(pairs) == 2
+    assert sorted(int(dice.face[p]) for p, _ in pairs) == faces
+
+
+def test_off_reads_as_before(scene):
+    frame, _, _ = scene
+    off = _craps(short_look=False)
+    assert len(off.read(frame, expected=2)) == 1
+
+
+def test_no_second_look_when_the_count_is_met(reader, scene):
+    frame, _, _ = scene
+    reader.detector.runs = 0
+    reader.read(frame, expected=1)
+    looks = reader.detector.runs
+    reader.read(frame, expected=2)
+    assert reader.detector.runs == 2 * looks + 1  # one more detector run, only when short
+
+
+def test_dice_kept_keep_their_reading(reader):
+    """A die kept is read from its own box again, not the closer look's: the verdict's lines
+    were chosen on first-look readings. On a committed sample frame of two dice apart, one is
+    given as kept; the closer look adds the other. The face is read as before; the flags see
+    the die's size against the median die's (`die_geometry`), which the added die moves."""
+    frame = load_image(SAMPLES / "craps_0000005.jpg")
+    both = reader.read(frame)
+    assert len(both) == 2
+    one = both[np.array([True, False])]
+    again = reader.closer(frame, one)
+    assert len(again) == 2
+    k = int(np.nonzero(np.all(again.boxes == one.boxes[0], axis=1))[0][0])
+    assert again.face[k] == one.face[0]
+    np.testing.assert_allclose(again.face_probs[k], one.face_probs[0], atol=1e-5)
+    np.testing.assert_allclose(again.tilt[k], one.tilt[0], atol=2e-3)
+    np.testing.assert_allclose(again.centers[1 - k], both.centers[1], atol=3)
+    assert again.face[1 - k] == both.face[1]
+
+
+def test_nothing_kept_nothing_to_look_around(reader):
+    frame = np.random.default_rng(0).integers(60, 120, (480, 640, 3), np.uint8)
+    assert len(reader.closer(frame, Dice.empty())) == 0
+    assert len(reader.read(frame, expected=2)) == 0
