@@ -258,11 +258,11 @@ class DiceReader:
         For a frame that holds fewer dice than its game expects. The first look's second
         look (`detect`) spans every peak, the chips' too, so two touching dice far from the
         chips stay one peak; here the window spans only the dice the reader kept, enlarged
-        until the median die spans `zoom_to` detector pixels. A die kept keeps its box, and
-        so its face reading (`merge_looks` with `prefer_first`), unless two dice of the closer
-        look lie within `zoom_keep_apart` of its side: a merged pair, read again as two. The
-        dice added pass the die-or-not head like any other; with them the median die size
-        the flags compare each die to (`die_geometry`) may move.
+        until the median die spans `zoom_to` detector pixels. A die kept keeps its box and
+        its reading (`merge_looks` with `prefer_first`), unless two dice of the closer look
+        lie within `zoom_keep_apart` of its side: a merged pair, whose two dice are read in
+        its place. Only the dice added are read, each beside all the others
+        (`die_geometry`), and they pass the die-or-not head like any other.
         """
         cfg = self.config
         if not cfg.short_look or len(dice) == 0:
@@ -276,12 +276,20 @@ class DiceReader:
         x0, y0, x1, y1 = win
         (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
         shift = np.array([x0, y0], np.float32)
-        merged = merge_looks((dice.centers, dice.boxes, dice.det_score),
-                             (c + shift, b + np.tile(shift, 2), s), cfg.zoom_keep_apart,
-                             cfg.max_dice, prefer_first=True)
-        if len(merged[0]) <= len(dice):
+        centers, boxes, scores = merge_looks(
+            (dice.centers, dice.boxes, dice.det_score), (c + shift, b + np.tile(shift, 2), s),
+            cfg.zoom_keep_apart, cfg.max_dice, prefer_first=True)
+        same = (boxes[:, None, :] == dice.boxes[None, :, :]).all(2)  # (merged, kept)
+        new = ~same.any(1)
+        if not new.any():
             return dice
-        return self._read_found(frame, merged, view)
+        sides = cfg.crop_scale * np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape, view)
+        added = self._read_crops(frame, centers[new], boxes[new], sides[new], scores[new],
+                                 cascade=True, view=view, geom=geom[new])
+        if len(added) == 0:
+            return dice
+        return Dice.concat([dice[same.any(0)], added])
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
         centers, boxes, scores = found
@@ -337,9 +345,10 @@ class DiceReader:
         return logits, tilt, margin
 
     def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool,
-                    view: FloorView | None = None) -> Dice:
+                    view: FloorView | None = None, geom: np.ndarray | None = None) -> Dice:
         cfg = self.config
-        geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape, view)
+        if geom is None:
+            geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape, view)
         logits, pip_face, tilt, stacked, die, margin = read_batch(
             self.reader, crops(frame, centers, sides, cfg.crop_size), cfg, geom)
         # The detector casts a wide net on its 320-pixel view; the reader, seeing each place
