@@ -42,7 +42,10 @@ class Settings(BaseSettings):
 
     # strict, as edge/config.py and vision/config.py: a value handed over as the wrong type
     # ("0.05" in code or a file) is refused; the environment is parsed by type (_EnvByType).
-    model_config = SettingsConfigDict(env_prefix="DICECALL_", extra="forbid", strict=True)
+    # An error never quotes the value it refuses: database_url may carry a password, and
+    # secret_key is one.
+    model_config = SettingsConfigDict(env_prefix="DICECALL_", extra="forbid", strict=True,
+                                      hide_input_in_errors=True)
 
     database_url: str = Field(
         "sqlite:///./dicecall.db",

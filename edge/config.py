@@ -36,7 +36,10 @@ class _Strict(BaseModel):
     # strict: "4" is not an int nor "yes" a bool (YAML gives both natively, so a quoted one is
     # a mistake); no inf or nan, which no bound catches. Paths stay lax, as YAML gives a path
     # as a string; a size is a list in YAML, taken as a tuple of strict ints (FROM_ARRAY).
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+    # An error never quotes the value it refuses: the source URI may carry a password and
+    # device_secret is one (load_config masks its own message; model_validate did not).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False,
+                              hide_input_in_errors=True)
 
 
 def _lax(*args, **kwargs):

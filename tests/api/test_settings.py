@@ -40,3 +40,15 @@ def test_the_environment_still_parses(monkeypatch, tmp_path):
 def test_paths_may_be_given_as_strings(tmp_path):
     s = Settings(evidence_dir=str(tmp_path), key_file=str(tmp_path / "k"), secret_key="k")
     assert s.evidence_dir == tmp_path and s.key_file == tmp_path / "k"
+
+
+@pytest.mark.parametrize(("field", "value", "secret"), [
+    ("database_url", b"postgresql+psycopg://alice:pw-7Qx2@db/dicecall", "pw-7Qx2"),
+    ("secret_key", 98765432109876543210, "98765432109876543210"),
+])
+def test_a_refused_value_is_not_quoted(field, value, secret):
+    """A database URL carries its password and the server key is one: an error names the
+    setting, never the value, which would reach a log or a terminal."""
+    with pytest.raises(ValidationError, match=field) as err:
+        Settings(**{"secret_key": "k", field: value})
+    assert secret not in str(err.value)

@@ -15,6 +15,7 @@ from typing import ClassVar
 import httpx
 import numpy as np
 import pytest
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from dicecall.cli import app
@@ -260,3 +261,18 @@ def test_the_config_repr_shows_the_source_without_its_password(kit):
         "source": {"kind": "opencv", "uri": URI}})
     assert cfg.source.uri == URI  # what the camera is opened with
     assert SHOWN in repr(cfg) and PASSWORD not in repr(cfg) and PASSWORD not in str(cfg)
+
+
+@pytest.mark.parametrize(("settings", "secret"), [
+    ({"source": {"kind": "picamera2", "uri": URI}}, PASSWORD),  # a field the kind has not
+    ({"device_secret": 12345678901234567890123456789012}, "12345678901234567890123456789012"),
+])
+def test_validating_in_code_does_not_quote_a_secret(kit, settings, secret):
+    """`EdgeConfig.model_validate` called directly (an integrator's own loader, not
+    `load_config`, which masks its message) names the field it refuses, not the value."""
+    raw = {"table_id": kit.TABLE, "device_id": kit.DEVICE, "device_secret": "s" * 32,
+           "service_url": "http://127.0.0.1:9", "game": "craps",
+           "source": {"kind": "opencv", "uri": "0"}, **settings}
+    with pytest.raises(ValidationError) as err:
+        EdgeConfig.model_validate(raw)
+    assert secret not in str(err.value)
