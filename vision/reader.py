@@ -262,11 +262,16 @@ class DiceReader:
         its reading (`merge_looks` with `prefer_first`), unless two dice of the closer look
         lie within `zoom_keep_apart` of its side: a merged pair, whose two dice are read in
         its place. Only the dice added are read, each beside all the others
-        (`die_geometry`), and they pass the die-or-not head like any other.
+        (`die_geometry`), and they pass the die-or-not head like any other. The result has
+        more dice than `dice` or is `dice`.
+
+        Args:
+            view: as `read` (None: the reader's own, as `read` takes it).
         """
         cfg = self.config
         if not cfg.short_look or len(dice) == 0:
             return dice
+        view = (view or self.view) if self.uses_view else None
         scale = cfg.det_size / max(frame.shape[:2])
         # any die size: the dice kept are too few whatever their size
         win = zoom_window(dice.boxes, frame.shape, cfg.det_size, scale, np.inf, cfg.zoom_to,
@@ -287,9 +292,9 @@ class DiceReader:
         geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape, view)
         added = self._read_crops(frame, centers[new], boxes[new], sides[new], scores[new],
                                  cascade=True, view=view, geom=geom[new])
-        if len(added) == 0:
-            return dice
-        return Dice.concat([dice[same.any(0)], added])
+        out = Dice.concat([dice[same.any(0)], added])
+        # a pair that read as fewer dice than the one it replaced gains nothing
+        return out if len(out) > len(dice) else dice
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
         centers, boxes, scores = found

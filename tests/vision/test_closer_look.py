@@ -14,6 +14,7 @@ import pytest
 from dicecall.vision.config import ReaderConfig, for_game
 from dicecall.vision.dice import Dice
 from dicecall.vision.images import load_image
+from dicecall.vision.preprocess import record_view
 from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
 
@@ -95,6 +96,22 @@ def test_dice_kept_keep_their_reading(reader):
     np.testing.assert_allclose(again.centers[1], both.centers[1], atol=3)
     assert again.face[1] == both.face[1]
     np.testing.assert_allclose(again.face_probs[1], both.face_probs[1], atol=0.02)
+
+
+def test_the_tables_own_view_reads_the_added_dice(scene):
+    """The edge asks for the closer look with no view: the reader's own (the table's
+    calibrated camera) reads the dice it adds, as `read` would."""
+    frame, _, _ = scene
+    view = record_view(json.loads(FRAME.read_text()))
+    table = DiceReader(for_game(ReaderConfig(), True), view=view)
+    plain = _craps()
+    kept = plain.read(frame, view)
+    assert len(kept) == 1
+    own, given = table.closer(frame, kept), table.closer(frame, kept, view)
+    typical = plain.closer(frame, kept)
+    assert len(own) == len(given) == len(typical) == 2
+    np.testing.assert_array_equal(own.tilt, given.tilt)
+    assert not np.array_equal(own.tilt, typical.tilt)  # the view matters to the flags
 
 
 def test_nothing_kept_nothing_to_look_around(reader):
