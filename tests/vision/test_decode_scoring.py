@@ -177,7 +177,7 @@ def test_cocked_recall_uses_the_games_tilt_line(tmp_path, monkeypatch, frame, fl
         cocked=True, tilt_deg=10.0, up_margin_deg=80.0))
 
     class Stub:
-        def read(self, frame, view=None):
+        def read(self, frame, view=None, expected=None):
             return _dice_at(boxes, [d["face"] for d in rec["dice"]], tilt=0.07)
 
     bands = evaluate_synthetic(Stub(), tmp_path).by_band
@@ -193,7 +193,7 @@ def test_a_cocked_die_the_detector_misses_counts_against_recall(tmp_path):
         cocked=True, tilt_deg=20.0, up_margin_deg=60.0))
 
     class MissesIt:
-        def read(self, frame, view=None):
+        def read(self, frame, view=None, expected=None):
             return _dice_at(boxes[1:], [d["face"] for d in rec["dice"][1:]], tilt=0.99)
 
     bands = evaluate_synthetic(MissesIt(), tmp_path).by_band
@@ -240,11 +240,14 @@ def test_synthetic_scenes_are_read_with_their_own_camera(tmp_path):
     seen = []
 
     class Stub:
-        def read(self, frame, view=None):
+        def read(self, frame, view=None, expected=None):
             seen.append(view)
+            counts.append(expected)
             return _dice_at(boxes, [d["face"] for d in rec["dice"]])
 
+    counts: list = []
     evaluate_synthetic(Stub(), tmp_path)
+    assert counts == [rec["expected_dice"]] == [2]  # and the table's count (rule 41)
     assert len(seen) == 1 and isinstance(seen[0], FloorView)
     assert np.allclose(seen[0].up, np.array(up) / np.linalg.norm(up))
     assert np.allclose(seen[0].k, rec["camera_k"])
@@ -265,7 +268,7 @@ def test_synthetic_evaluation_counts_found_and_read_by_kind(tmp_path):
     faces[0] = faces[0] % 6 + 1  # read wrong
 
     class Stub:
-        def read(self, frame, view=None):
+        def read(self, frame, view=None, expected=None):
             keep = np.arange(len(boxes)) != 1  # the small die is missed
             return _dice_at(boxes[keep], [f for k, f in enumerate(faces) if keep[k]])
 
@@ -294,7 +297,7 @@ def test_synthetic_evaluation_counts_found_and_read_by_style(tmp_path):
     faces[1] = faces[1] % 6 + 1  # the second gold die is read wrong
 
     class Stub:
-        def read(self, frame, view=None):
+        def read(self, frame, view=None, expected=None):
             return _dice_at(boxes[1:], faces[1:])  # the first gold die is missed
 
     styles = evaluate_synthetic(Stub(), tmp_path).by_style
