@@ -36,6 +36,13 @@ def run(
         raise typer.Exit(code=2) from exc
     if check:
         from .checks import motion_gate_warnings
+        from .config import check_debug_output
+
+        try:
+            check_debug_output(cfg)  # run would refuse it where the source is built
+        except ConfigError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=2) from exc
 
         try:
             warnings = motion_gate_warnings(cfg)

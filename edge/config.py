@@ -7,7 +7,9 @@ table's folder can be moved as a whole.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -350,11 +352,29 @@ def load_config(path: str | Path) -> EdgeConfig:
         raise ConfigError(f"{p}: expected a mapping of settings at the top level")
     _rebase(raw, p.resolve().parent)
     try:
-        return EdgeConfig.model_validate(raw)
+        cfg = EdgeConfig.model_validate(raw)
     except ValidationError as exc:
         lines = [f"  {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
         raise ConfigError(redact_text(f"{p}: invalid configuration\n" + "\n".join(lines))
                           ) from None
+    return cfg
+
+
+def check_debug_output(cfg: EdgeConfig, environ: Mapping[str, str] | None = None) -> None:
+    """Refuses a stream URI with a password while OpenCV's videoio debug output is on.
+
+    `OPENCV_VIDEOIO_DEBUG` makes OpenCV print the URI as given on stderr, password and all
+    (seen with FFmpeg's backend); OpenCV reads it when cv2 is loaded, so the edge cannot turn
+    it off for itself. `OPENCV_LOG_LEVEL` alone did not print it. Called where the source
+    is built (`sources.build_source`) and by `dicecall edge run --check`.
+    """
+    environ = os.environ if environ is None else environ
+    src = cfg.source
+    flag = environ.get("OPENCV_VIDEOIO_DEBUG", "").strip().lower()
+    if (src.kind == "opencv" and isinstance(src.uri, str) and redact_uri(src.uri) != src.uri
+            and flag not in ("", "0", "false", "off", "no")):
+        raise ConfigError(f"OPENCV_VIDEOIO_DEBUG={flag} prints source.uri with its password on "
+                          f"stderr ({redact_uri(src.uri)}); unset it to run this table")
 
 
 def check_paths(cfg: EdgeConfig) -> None:

@@ -309,6 +309,9 @@ def build_source(cfg, resume_ms: float | None = None) -> FrameSource:
     if src.kind == "replay":
         return ReplaySource(src.path, src.speed, src.loop, lores, resume_ms)
     if src.kind == "opencv":
+        from .config import check_debug_output
+
+        check_debug_output(cfg)
         return OpenCVSource(src.uri, src.width, src.height, src.fps, lores,
                             src.capture_timeout_s, src.failed_reads, src.open_timeout_s)
     from .picam import Picamera2Source

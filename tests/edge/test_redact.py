@@ -276,3 +276,35 @@ def test_validating_in_code_does_not_quote_a_secret(kit, settings, secret):
     with pytest.raises(ValidationError) as err:
         EdgeConfig.model_validate(raw)
     assert secret not in str(err.value)
+
+
+@pytest.mark.parametrize(("flag", "uri", "code"), [
+    ("1", URI, 2), ("true", URI, 2), ("0", URI, 0), ("", URI, 0),
+    ("1", "rtsp://10.0.0.5/stream", 0),  # nothing to leak
+])
+def test_videoio_debug_with_a_password_in_the_uri_is_refused(tmp_path, kit, monkeypatch, flag,
+                                                             uri, code):
+    """OpenCV's videoio debug output prints the URI as given, and it is read when cv2 loads:
+    the edge refuses to start a table whose URI has a password while it is on."""
+    monkeypatch.setenv("OPENCV_VIDEOIO_DEBUG", flag)
+    out = CliRunner().invoke(app, _yaml(tmp_path, kit, f"  uri: {uri}\n"))
+    assert out.exit_code == code, out.output
+    assert PASSWORD not in out.output
+    if code:
+        assert "OPENCV_VIDEOIO_DEBUG" in out.output and SHOWN in out.output
+
+
+def test_the_source_refuses_videoio_debug_with_a_password_however_configured(kit, monkeypatch):
+    """A configuration built in code, not read by `load_config`, is refused where its source
+    is built, before OpenCV is handed the URI."""
+    from dicecall.edge.config import ConfigError
+    from dicecall.edge.sources import build_source
+
+    cfg = EdgeConfig.model_validate({
+        "table_id": kit.TABLE, "device_id": kit.DEVICE, "device_secret": "s" * 32,
+        "service_url": "http://127.0.0.1:9", "game": "craps",
+        "source": {"kind": "opencv", "uri": URI}})
+    monkeypatch.setenv("OPENCV_VIDEOIO_DEBUG", "1")
+    with pytest.raises(ConfigError, match="OPENCV_VIDEOIO_DEBUG") as err:
+        build_source(cfg)
+    assert PASSWORD not in str(err.value)
