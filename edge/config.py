@@ -352,12 +352,11 @@ def load_config(path: str | Path) -> EdgeConfig:
         raise ConfigError(f"{p}: expected a mapping of settings at the top level")
     _rebase(raw, p.resolve().parent)
     try:
-        cfg = EdgeConfig.model_validate(raw)
+        return EdgeConfig.model_validate(raw)
     except ValidationError as exc:
         lines = [f"  {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
         raise ConfigError(redact_text(f"{p}: invalid configuration\n" + "\n".join(lines))
                           ) from None
-    return cfg
 
 
 def check_debug_output(cfg: EdgeConfig, environ: Mapping[str, str] | None = None) -> None:

@@ -288,10 +288,10 @@ class DiceReader:
         new = ~same.any(1)
         if not new.any():
             return dice
-        sides = cfg.crop_scale * np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-        geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape, view)
-        added = self._read_crops(frame, centers[new], boxes[new], sides[new], scores[new],
-                                 cascade=True, view=view, geom=geom[new])
+        side = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        geom = die_geometry(centers, side, frame.shape, view)
+        added = self._read_crops(frame, centers[new], boxes[new], cfg.crop_scale * side[new],
+                                 scores[new], cascade=True, view=view, geom=geom[new])
         out = Dice.concat([dice[same.any(0)], added])
         # a pair that read as fewer dice than the one it replaced gains nothing
         return out if len(out) > len(dice) else dice
