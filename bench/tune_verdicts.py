@@ -92,6 +92,9 @@ def main() -> None:
     ap.add_argument("--no-short-look", action="store_true",
                     help="no closer look at a frame with fewer dice than expected "
                          "(ReaderConfig.short_look; rule 41, docs/verdicts.md)")
+    ap.add_argument("--no-wide-look", action="store_true",
+                    help="no look at the frame shrunk when still short of the count "
+                         "(ReaderConfig.wide_look; rule 42, models/reader.md)")
     ap.add_argument("--sure-margin", type=float, default=ReaderConfig().sure_margin,
                     help="a die whose first view reads an up margin under this is read in "
                          "every view (the cascade's margin doubt)")
@@ -157,7 +160,8 @@ def main() -> None:
                                        sure_no_die=args.sure_no_die,
                                        sure_margin=args.sure_margin,
                                        sure_tilt=args.sure_tilt,
-                                       short_look=not args.no_short_look),
+                                       short_look=not args.no_short_look,
+                                       **({"wide_look": 0.0} if args.no_wide_look else {})),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
@@ -178,6 +182,8 @@ def main() -> None:
                 key += ((field, _digest(getattr(cfg, field))),)
         if cfg.short_look:  # reads kept before session 45 had no closer look
             key += (("short_look", True),)
+        if cfg.wide_look > 1.0:  # reads kept before session 46 had no wide look
+            key += (("wide_look", cfg.wide_look, cfg.wide_die, cfg.wide_apart),)
         if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's
             key += (("scenes", tuple(args.scenes)),)
         if key not in saved:

@@ -184,8 +184,10 @@ class Reading:
         if expect is None:  # it may be the Extra Roll: dice on the holding boxes stay out
             prof = replace(prof, extra_roll=True)
         elif len(scene.dice) < prof.expected:
-            # Too few dice: touching dice may share one peak (docs/verdicts.md, rule 41).
-            scene = replace(scene, dice=self.reader.closer(scene.image, scene.dice))
+            # Too few dice: touching dice may share one peak (docs/verdicts.md, rule 41), a
+            # die may be found only as its pips (models/reader.md, rule 42).
+            scene = replace(scene, dice=self.reader.recount(scene.image, scene.dice,
+                                                            prof.expected))
         v = verdict(scene.dice, prof, scene.zones, self.vcfg)
         if expect is None:
             v = _phase_unknown(v, prof.sections["dispute"])

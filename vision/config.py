@@ -148,6 +148,22 @@ class ReaderConfig(BaseModel):
     # roll a no roll (`die_missing`).
     short_look: bool = Field(True, description="when fewer dice than the game expects are "
                                                "kept, look again, enlarged, around those kept")
+    # A look at the frame shrunk, where a place the detector found was dropped by the reader
+    # or the frame is still short of its count (`DiceReader.wider`): a dark die with bright
+    # pips, or one far larger than the detector's training dice, is found as its pips, and
+    # the reader drops each pip (models/reader.md, session 46, rule 42).
+    wide_look: float = Field(2.0, ge=0.0, le=8.0,
+                             description="look again at the frame shrunk this many times "
+                                         "where the reader dropped a detection (<= 1: never)")
+    # A table knows its roll's count and looks wide only when short of it; `predict` and
+    # `evaluate` on a folder of photos know no count, and a dropped place is their only sign.
+    wide_on_drops: bool = Field(True, description="without a count, look wide where the "
+                                                  "reader dropped a place the detector found")
+    wide_apart: float = Field(0.1, ge=0.0, le=1.0,
+                              description="a wide-look die is added only where it shares no "
+                                          "more than this of the smaller box with a kept die")
+    wide_die: float = Field(0.99, ge=0.0, lt=1.0,
+                            description="die-or-not probability a wide-look die needs")
     zoom_keep_apart: float = Field(0.75, ge=0.0, le=5.0,
                                    description="a first-look die stays when no second-look die "
                                                "is nearer than this x its side")
@@ -263,6 +279,8 @@ def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
     update: dict = {k: v for k, v in pairs if v is not None}
     if cocked_counts:
         update["sure_tilt"] = 1.0
+    # a table reads a roll against its count (`DiceReader.recount`, the edge)
+    update["wide_on_drops"] = False
     return cfg.model_copy(update=update)
 
 

@@ -8,18 +8,19 @@ import cv2
 import numpy as np
 
 
-def letterbox(frame: np.ndarray, size: int) -> tuple[np.ndarray, float]:
+def letterbox(frame: np.ndarray, size: int, shrink: float = 1.0) -> tuple[np.ndarray, float]:
     """Scales a BGR frame to fit `size` and pastes it at the top-left of a grey square.
 
     Args:
         frame: (H, W, 3) uint8 BGR.
         size: side of the detector input in pixels.
+        shrink: the frame fills 1 / shrink of the square's side (the wide look, `reader.py`).
 
     Returns:
         ((1, 3, size, size) float32 RGB in [0, 1], scale s with input = frame * s).
     """
     h, w = frame.shape[:2]
-    s = size / max(h, w)
+    s = size / (max(h, w) * shrink)
     nw, nh = max(1, round(w * s)), max(1, round(h * s))
     small = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
     canvas = np.full((size, size, 3), 127, np.uint8)

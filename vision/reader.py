@@ -143,6 +143,15 @@ def in_doubt(read: tuple, cfg: ReaderConfig) -> np.ndarray:
     return ~sure & (die >= cfg.sure_no_die)
 
 
+def _overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(A, B): the area boxes a and b share over the smaller box's area."""
+    w = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
+    h = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
+    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])  # noqa: E731
+    small = np.minimum(area(a)[:, None], area(b)[None, :])
+    return np.clip(w, 0, None) * np.clip(h, 0, None) / np.maximum(small, 1e-6)
+
+
 def _logit(p: np.ndarray) -> np.ndarray:
     """Inverse of the sigmoid, for probabilities the float32 sigmoid may round to 0 or 1."""
     q = np.clip(np.asarray(p, np.float64), 1e-7, 1.0 - 1e-7)
@@ -210,9 +219,9 @@ class DiceReader:
         scale = cfg.det_size / max(frame.shape[:2])
         return merge_tiles(found, tiled, scale, cfg.tile_split, cfg.near_peaks, cfg.max_dice)
 
-    def _look(self, image: np.ndarray):
+    def _look(self, image: np.ndarray, shrink: float = 1.0):
         cfg = self.config
-        x, scale = letterbox(image, cfg.det_size)
+        x, scale = letterbox(image, cfg.det_size, shrink)
         heat, wh, off = self.detector.run(["heatmap", "wh", "offset"], {"image": x})
         return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice,
                               cfg.near_peaks, (image.shape[1], image.shape[0])), scale
@@ -226,7 +235,9 @@ class DiceReader:
             view: this frame's camera view of the floor; None = the reader's own. A reader
                 model not trained on views (`uses_view` False) reads without it.
             expected: the dice the game expects in the frame (its profile's count), or None;
-                when fewer are kept, the reader looks closer (`closer`, `short_look`).
+                when fewer are kept, the reader looks closer (`closer`, `short_look`), then
+                wide (`wider`, `wide_look`) if still short. Without a count the wide look
+                runs where the reader dropped a place the detector found (`wide_on_drops`).
 
         Returns:
             `Dice` in pixels of `frame`.
@@ -235,22 +246,47 @@ class DiceReader:
         view = (view or self.view) if self.uses_view else None
         found = self.detect(frame)
         dice = self._read_found(frame, found, view)
-        cfg = self.config
         if expected is not None and len(dice) < expected:
             dice = self.closer(frame, dice, view)
+        tiled = self._tiled(frame, found, dice, view)
+        if tiled is not None:
+            return tiled
+        # Without the game's count, a place the detector found and the reader dropped is
+        # the only sign of a die missed (one found as its pips, `wider`).
+        if (len(dice) < expected if expected is not None
+                else self.config.wide_on_drops and len(dice) < len(found[0])):
+            dice = self.wider(frame, dice, view)
+        return dice
+
+    def recount(self, frame: np.ndarray, dice: Dice, expected: int,
+                view: FloorView | None = None) -> Dice:
+        """`dice`, read from `frame` without a count, as `read` with `expected` reads them
+        when the frame is short of it: the closer look, then the wide look while still
+        short. For the edge, which reads a settled frame before it knows the roll's count."""
+        if len(dice) < expected:
+            dice = self.closer(frame, dice, view)
+        if len(dice) < expected:
+            dice = self.wider(frame, dice, view)
+        return dice
+
+    def _tiled(self, frame: np.ndarray, found: tuple, dice: Dice, view: FloorView | None
+               ) -> Dice | None:
+        """The dice of the tiled look (`tile_zoom`) where they are to replace `dice`, else
+        None: off, the dice not small, or the tiles found nothing better."""
+        cfg = self.config
         if not cfg.tile_zoom:
-            return dice
+            return None
         enlarged = tile_side(frame.shape, cfg.tile_zoom) < cfg.det_size
         scale = cfg.det_size / max(frame.shape[:2])
         if not worth_tiling(dice, scale, enlarged, cfg.tile_small_below):
-            return dice
+            return None
         tiled = self.detect_tiled(frame, found)
         if tiled is not None:
             other = self._read_found(frame, tiled, view)
             keep = choose(dice, other, found[1], enlarged, cfg)
             if keep is not None:
                 return other[keep]
-        return dice
+        return None
 
     def closer(self, frame: np.ndarray, dice: Dice, view: FloorView | None = None) -> Dice:
         """`dice` with those a second, enlarged look around them finds (off: `dice` as given).
@@ -295,6 +331,42 @@ class DiceReader:
         out = Dice.concat([dice[same.any(0)], added])
         # a pair that read as fewer dice than the one it replaced gains nothing
         return out if len(out) > len(dice) else dice
+
+    def wider(self, frame: np.ndarray, dice: Dice, view: FloorView | None = None) -> Dice:
+        """`dice` with those a look at the frame shrunk `wide_look` times finds where no
+        die was kept (off: `dice` as given).
+
+        The detector finds some dice only as their pips, each a small bright blob it
+        boxes as a die, and the reader rightly drops each pip: dark dice with bright pips
+        of a style it was not trained on, and dice much larger than its training dice.
+        Shrunk, the pips merge into the die, and the die is of a size the detector knows
+        (models/reader.md, session 46). A die of the wide look is added
+        only where its box shares no more than `wide_apart` of the smaller box with a kept
+        die's (an oblique die's side face is boxed beside its top), and only where the
+        die-or-not head is sure of it (`wide_die`): shrunk, a board or a sheet of paper
+        is of a die's size too. A die kept keeps its box and reading.
+
+        Args:
+            view: as `read` (None: the reader's own, as `read` takes it).
+        """
+        cfg = self.config
+        if cfg.wide_look <= 1.0:
+            return dice
+        view = (view or self.view) if self.uses_view else None
+        (c, b, s), _ = self._look(frame, cfg.wide_look)
+        if len(c):
+            free = ~(_overlap(b, dice.boxes) > cfg.wide_apart).any(1)
+            c, b, s = c[free], b[free], s[free]
+        if len(c) == 0:
+            return dice
+        side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+        every = np.concatenate([dice.centers, c])
+        sides = np.concatenate([np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0],
+                                           dice.boxes[:, 3] - dice.boxes[:, 1]), side])
+        geom = die_geometry(every, sides, frame.shape, view)[len(dice):]
+        added = self._read_crops(frame, c, b, cfg.crop_scale * side, s, cascade=True,
+                                 view=view, geom=geom, die_line=cfg.wide_die)
+        return Dice.concat([dice, added]) if len(added) else dice
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
         centers, boxes, scores = found
@@ -350,7 +422,8 @@ class DiceReader:
         return logits, tilt, margin
 
     def _read_crops(self, frame, centers, boxes, sides, scores, cascade: bool,
-                    view: FloorView | None = None, geom: np.ndarray | None = None) -> Dice:
+                    view: FloorView | None = None, geom: np.ndarray | None = None,
+                    die_line: float | None = None) -> Dice:
         cfg = self.config
         if geom is None:
             geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape, view)
@@ -358,7 +431,8 @@ class DiceReader:
             self.reader, crops(frame, centers, sides, cfg.crop_size), cfg, geom)
         # The detector casts a wide net on its 320-pixel view; the reader, seeing each place
         # at full resolution, drops those that hold no die (models/reader.md).
-        keep = die >= cfg.die_threshold if cascade else np.ones(len(die), bool)
+        line = cfg.die_threshold if die_line is None else die_line
+        keep = die >= line if cascade else np.ones(len(die), bool)
         if not keep.any():
             return Dice.empty()
         if cascade:

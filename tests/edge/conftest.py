@@ -156,9 +156,9 @@ class ScriptedReader:
         self.rolls = list(rolls)
         self.calls = 0
 
-    def closer(self, image: np.ndarray, dice):
-        """The closer look of a frame with too few dice (`DiceReader.closer`): the script's
-        dice are all there are."""
+    def recount(self, image: np.ndarray, dice, expected: int):
+        """The closer and wide looks of a frame with too few dice (`DiceReader.recount`): the
+        script's dice are all there are."""
         self.closer_calls = getattr(self, "closer_calls", 0) + 1
         return dice
 

@@ -1,6 +1,7 @@
-"""The edge looks closer at a settled frame with fewer dice than the roll expects
-(`DiceReader.closer`, docs/verdicts.md rule 41): a die it finds there is in the call, and a
-frame whose count is met is not looked at again."""
+"""The edge looks again at a settled frame with fewer dice than the roll expects
+(`DiceReader.recount`: closer, docs/verdicts.md rule 41, then wide, models/reader.md rule
+42): a die it finds there is in the call, and a frame whose count is met is not looked at
+again."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ class _Merged:
     def read(self, image: np.ndarray):
         return self._dice(image, self.faces[:self.first])
 
-    def closer(self, image: np.ndarray, dice):
-        self.closer_calls += 1
+    def recount(self, image: np.ndarray, dice, expected: int):
+        self.closer_calls, self.expected = self.closer_calls + 1, expected
         return self._dice(image, self.faces)
 
 
@@ -51,7 +52,7 @@ def _roll(tmp_path, kit, reader, expect: Expect) -> dict:
 def test_a_short_frame_is_looked_at_closer_and_called_on_what_it_finds(tmp_path, kit):
     reader = _Merged((3, 4))
     body = _roll(tmp_path, kit, reader, Expect(dice=2, phase="throw"))
-    assert reader.closer_calls == 1
+    assert reader.closer_calls == 1 and reader.expected == 2  # the roll's count
     assert body["verdict"] == "valid" and sorted(body["faces"]) == [3, 4]
 
 

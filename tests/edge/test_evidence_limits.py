@@ -31,7 +31,7 @@ from dicecall.vision.verdict import Reason, verdict
 class _Doubtful:
     """Two dice in mid-frame, both read at p 0.9: two `low_confidence` findings."""
 
-    def closer(self, image: np.ndarray, dice: Dice) -> Dice:
+    def recount(self, image: np.ndarray, dice: Dice, expected: int) -> Dice:
         return dice
 
     def read(self, image: np.ndarray) -> Dice:
