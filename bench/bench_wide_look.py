@@ -1,12 +1,14 @@
 """The wide look (`DiceReader.wider`, models/reader.md rule 42) on and off, printed as a table.
 
-    python bench/bench_wide_look.py FOLDER... [--game none|shaker|thrown] [--models DIR]
+    python bench/bench_wide_look.py FOLDER... [--shrink 2] [--game none|shaker|thrown]
+        [--models DIR]
 
 Reads each folder of generated scenes (`dicecall datasets generate`) with the committed
 files of `--game` (none: as `predict` and `evaluate` read, the held-out real set's way),
-FP32 and four views, with the wide look at its default and off, each both with the scene's
-count (as `evaluate_synthetic` and the bench's unseen rows read) and without it (as a YOLO
-folder or `predict` reads: a place the reader dropped asks for the wide look). Prints dice
+FP32 and four views, with the wide look on (`--shrink`; the runtime's is off since rule 42)
+and off, each both with the scene's count (as `evaluate_synthetic` and the bench's unseen
+rows read) and without it (as a YOLO folder or `predict` reads: a place the reader dropped
+asks for the wide look). Prints dice
 read right and false dice per image per folder and pooled, and the wide looks taken.
 """
 
@@ -42,11 +44,12 @@ class _Uncounted:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", type=Path, nargs="+")
+    ap.add_argument("--shrink", type=float, default=2.0, help="the wide look's shrink")
     ap.add_argument("--game", choices=("none", "shaker", "thrown"), default="none")
     ap.add_argument("--models", type=Path, default=ROOT / "models")
     args = ap.parse_args()
     game = None if args.game == "none" else args.game
-    print(f"wide look x{ReaderConfig().wide_look}, die line {ReaderConfig().wide_die}; "
+    print(f"wide look x{args.shrink}, die line {ReaderConfig().wide_die}; "
           f"game: {args.game}")
     print(f"{'set':<22} {'count':<7} {'wide':<4} {'dice':>6} {'read right':>10} "
           f"{'false/img':>9} {'wide looks':>10}")
@@ -54,7 +57,7 @@ def main() -> int:
         for wide in (True, False):
             pooled = [0, 0, 0, 0]
             for folder in args.folders:
-                kw = {} if wide else {"wide_look": 0.0}
+                kw = {"wide_look": args.shrink if wide else 0.0}
                 r = _Uncounted(DiceReader(_config(args.models, "fp32", game, threads=2,
                                                   views=4, **kw)), counted)
                 s = evaluate_synthetic(r, folder).score

@@ -92,9 +92,9 @@ def main() -> None:
     ap.add_argument("--no-short-look", action="store_true",
                     help="no closer look at a frame with fewer dice than expected "
                          "(ReaderConfig.short_look; rule 41, docs/verdicts.md)")
-    ap.add_argument("--no-wide-look", action="store_true",
-                    help="no look at the frame shrunk when still short of the count "
-                         "(ReaderConfig.wide_look; rule 42, models/reader.md)")
+    ap.add_argument("--wide-look", type=float, default=ReaderConfig().wide_look,
+                    help="look at the frame shrunk this many times when still short of the "
+                         "count (ReaderConfig.wide_look, 0 off; rule 42, models/reader.md)")
     ap.add_argument("--sure-margin", type=float, default=ReaderConfig().sure_margin,
                     help="a die whose first view reads an up margin under this is read in "
                          "every view (the cascade's margin doubt)")
@@ -161,7 +161,7 @@ def main() -> None:
                                        sure_margin=args.sure_margin,
                                        sure_tilt=args.sure_tilt,
                                        short_look=not args.no_short_look,
-                                       **({"wide_look": 0.0} if args.no_wide_look else {})),
+                                       wide_look=args.wide_look),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,

@@ -34,9 +34,13 @@ class _CountingDetector:
         return getattr(self.session, name)
 
 
+WIDE = 2.0  # rule 42's shrink; the runtime's default is off (rule 42 not met)
+
+
 def _reader(**kw) -> DiceReader:
-    """The reader without a game (`predict`, `evaluate`), counting detector runs."""
-    reader = DiceReader(ReaderConfig(**kw))
+    """The reader without a game (`predict`, `evaluate`) with the wide look on unless `kw`
+    says otherwise, counting detector runs."""
+    reader = DiceReader(ReaderConfig(**{"wide_look": WIDE, **kw}))
     reader.detector = _CountingDetector(reader.detector)
     return reader
 
@@ -137,3 +141,8 @@ def test_a_table_looks_wide_only_against_its_count(scene):
     np.testing.assert_array_equal(again.face_probs, counted.face_probs)
     assert not for_game(ReaderConfig(), True).wide_on_drops
     assert not for_game(ReaderConfig(), False).wide_on_drops
+
+
+def test_off_by_default():
+    """Rule 42 was not met (models/reader.md, session 46): the runtime reads without it."""
+    assert ReaderConfig().wide_look <= 1.0
