@@ -38,7 +38,7 @@ from dicecall.vision.config import ReaderConfig, for_game
 from dicecall.vision.images import load_image
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.reader import DiceReader
-from dicecall.vision.verdict import VALID, verdict
+from dicecall.vision.verdict import NO_ROLL, VALID, verdict
 
 SCENES = {"shaker": "shaker", "throwbox": "throw_box", "craps": "table"}
 UNSAFE = ("stacked", "out_of_zone", "hidden", "void", "cocked_ph")
@@ -70,13 +70,17 @@ def zones_of(rec, scene: str) -> Zones:
 
 def rates(calls) -> dict[str, int]:
     """Counts over (truth category, verdict status, wrong face on a valid call) triples:
-    unsafe rolls and those caught (not valid), good rolls and those passed, wrong faces."""
-    n = {"unsafe": 0, "caught": 0, "good": 0, "passed": 0, "wrong": 0}
+    unsafe rolls and those caught (not valid) and called off (no roll), good rolls and those
+    passed and called off (a false no-roll), wrong faces."""
+    n = {"unsafe": 0, "caught": 0, "unsafe_no_roll": 0, "good": 0, "passed": 0,
+         "false_no_roll": 0, "wrong": 0}
     for category, status, wrong in calls:
         if category in UNSAFE:
             n["unsafe"], n["caught"] = n["unsafe"] + 1, n["caught"] + (status != VALID)
+            n["unsafe_no_roll"] += status == NO_ROLL
         else:
             n["good"], n["passed"] = n["good"] + 1, n["passed"] + (status == VALID)
+            n["false_no_roll"] += status == NO_ROLL
             n["wrong"] += bool(wrong)
     return n
 
@@ -233,7 +237,11 @@ def print_targets(t: collections.Counter) -> None:
     rows = [("unsafe not called valid", caught / max(unsafe, 1), ">= 99.5 %", unsafe),
             ("valid rolls called valid", t["safe", "valid"] / max(safe, 1), ">= 99 %", safe),
             ("wrong face on a valid call", t["wrong", ""] / max(t["rolls", ""], 1), "<= 0.1 %",
-             t["rolls", ""])]
+             t["rolls", ""]),
+            # DESIGN, Targets: "cocked and die-on-die scenes called no roll / flagged: ...
+            # <= 0.5 % false no-roll": a good roll the camera calls off (review is no call)
+            ("valid rolls called no roll", t["safe", "no_roll"] / max(safe, 1), "<= 0.5 %",
+             safe)]
     print(f"\n{'target':<30}{'measured':>10}  {'goal':<10}{'of':>7}")
     for name, value, goal, n in rows:
         print(f"{name:<30}{100 * value:>9.2f}%  {goal:<10}{n:>7}")

@@ -51,6 +51,15 @@ class VerdictConfig(BaseModel):
         0.035, gt=0.0, lt=1.0, description="tilt probability = cocked in a game where a cocked "
                                           "die is a no roll (the lower of this and "
                                           "tilt_threshold applies)")
+    # Where a cocked die is a no roll, its line is low (above) so that no shallow lean is
+    # missed, and most flat shaker dice cross it too (docs/verdicts.md, "A flagged die needs
+    # something to lean on"). A flag under this line (and an up margin over
+    # `edge_review_deg`) holds the roll for a person instead of calling it off: the camera
+    # does not void a roll on a sign it is unsure of (DESIGN: at most 0.5 % false no-roll).
+    no_roll_sure_tilt: float = Field(
+        0.0, ge=0.0, le=1.0,
+        description="Props & Hops: a tilt flag from the no-roll line up to this is held for "
+                    "review (cocked_doubt), from this up a no roll (0: every flag a no roll)")
     stacked_threshold: float = Field(0.7, gt=0.0, lt=1.0,
                                      description="stacked probability = die on die")
     void_margin: float = Field(0.35, ge=0.0, le=1.0,
@@ -478,6 +487,12 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                                       f"tilt flag p={dice.tilt[i]:.3f} on a die {wall[i]:.2f} of "
                                       "its sides from the wall and with no die in reach: too "
                                       "far for a shallow lean, and a steep one reads higher"))
+            elif not profile.cocked_counts and not near_edge \
+                    and dice.tilt[i] < cfg.no_roll_sure_tilt:
+                reasons.append(Reason("cocked_doubt", REVIEW, sec["cocked"], (i,),
+                                      f"tilt flag p={dice.tilt[i]:.3f}: the die may not lie "
+                                      "flat on the bottom of the shaker (a no roll); too "
+                                      "weak a sign to call it, a person decides"))
             elif not profile.cocked_counts:
                 reasons.append(Reason("cocked", NO_ROLL, sec["cocked"], (i,),
                                       "die not flat on the bottom of the shaker"))

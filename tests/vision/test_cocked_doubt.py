@@ -1,0 +1,70 @@
+"""Props & Hops: a weak tilt flag holds the roll for a person instead of calling it off
+(`VerdictConfig.no_roll_sure_tilt`, docs/verdicts.md rule 43). A die that does not lie flat on
+the shaker's bottom is a no roll (668a.3(h)); the camera's line for it is low, so that no
+shallow lean is missed, and most flat dice cross it too. A flag under the sure line is
+`cocked_doubt`, needs review, citing 668a.3(h); from it up, or with the die near an edge, the
+roll is a no roll as before. Never a valid call either way."""
+
+from __future__ import annotations
+
+import pytest
+
+from dicecall.vision.profiles import profile
+from dicecall.vision.verdict import NO_ROLL, REVIEW, VALID, VerdictConfig, verdict
+
+from .test_verdict import CRAPS, HIGH, PROPS, TWO, ZONES, dice
+
+SURE = VerdictConfig(no_roll_sure_tilt=0.5)
+
+
+def _codes(v) -> dict[str, tuple[str, str]]:
+    return {r.code: (r.status, r.section) for r in v.reasons}
+
+
+@pytest.mark.parametrize("tilt, status, code", [
+    (0.034, VALID, None),            # under the no-roll line (0.035): flat
+    (0.035, REVIEW, "cocked_doubt"),  # on the no-roll line: a sign, too weak to call
+    (0.4999, REVIEW, "cocked_doubt"),
+    (0.5, NO_ROLL, "cocked"),         # the sure line: a no roll, 668a.3(h)
+    (0.95, NO_ROLL, "cocked"),
+])
+def test_the_sure_line_splits_review_from_no_roll_668a_3_h(tilt, status, code):
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": tilt})), profile(PROPS), ZONES, SURE)
+    assert v.status == status
+    if code:
+        assert _codes(v)[code] == (status, "668a.3(h)")
+        assert next(r for r in v.reasons if r.code == code).dice == (1,)  # the leaning die
+
+
+def test_a_die_near_an_edge_is_a_no_roll_whatever_its_flag_668a_3_h():
+    """The up margin is a second sign of a lean: under the review line it is a no roll."""
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.05, "margin": 30.0})), profile(PROPS),
+                ZONES, SURE)
+    assert v.status == NO_ROLL and "cocked" in _codes(v)
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.05, "margin": 44.0})), profile(PROPS),
+                ZONES, SURE)
+    assert v.status == REVIEW and "cocked_doubt" in _codes(v)
+
+
+def test_off_every_flag_is_a_no_roll():
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.04})), profile(PROPS), ZONES,
+                VerdictConfig(no_roll_sure_tilt=0.0))
+    assert v.status == NO_ROLL and "cocked" in _codes(v)
+
+
+def test_a_doubt_never_lifts_another_no_roll_668a_3_h():
+    """A weak flag on one die and a die on the other: the die on die still calls it off."""
+    v = verdict(dice((100, 100, 3, {"tilt": 0.1}), (110, 105, 6, {"stacked": 0.8})),
+                profile(PROPS), ZONES, SURE)
+    assert v.status == NO_ROLL and "die_on_die" in _codes(v)
+
+
+@pytest.mark.parametrize("game, specs", [
+    (CRAPS, [TWO[0], (200, 120, 5, {"tilt": 0.1})]),
+    (HIGH, [(30 * k + 10, 50, 2, {"tilt": 0.1} if k == 0 else {}) for k in range(10)]),
+])
+def test_where_a_cocked_die_counts_the_sure_line_changes_nothing_623a_9_b_675a_4_c(game,
+                                                                                    specs):
+    base = verdict(dice(*specs), profile(game), ZONES)
+    v = verdict(dice(*specs), profile(game), ZONES, SURE)
+    assert (v.status, _codes(v)) == (base.status, _codes(base))
