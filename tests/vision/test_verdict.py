@@ -137,12 +137,14 @@ def test_high_roll_extra_roll_counts_only_the_rethrown_dice_675a_4_g():
         profile(HIGH, expected=11)
 
 
-@pytest.mark.parametrize(("below", "status"), [(1e-4, VALID), (0.0, NO_ROLL)])
+@pytest.mark.parametrize(("below", "status"), [(1e-4, VALID), (0.0, REVIEW)])
 def test_tilt_threshold_boundary_props_hops(below, status):
-    """Just under the no-roll tilt threshold the die is flat; at it, cocked (668a.3(h))."""
+    """Just under the no-roll tilt threshold the die is flat; at it, maybe not flat
+    (668a.3(h)): under the sure line (rule 43) a person decides (`test_cocked_doubt.py`)."""
     tilt = VerdictConfig().no_roll_tilt_threshold - below
     v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": tilt})), profile(PROPS), ZONES)
     assert v.status == status
+    assert ("cocked_doubt" in {r.code for r in v.reasons}) == (status == REVIEW)
 
 
 @pytest.mark.parametrize(("below", "flagged"), [(1e-4, False), (0.0, True)])
@@ -183,14 +185,17 @@ def test_a_no_roll_tilt_in_props_hops_leaves_a_craps_die_flat():
     between = dice(TWO[0], (200, 120, 5, {"tilt": 0.05}))
     craps = verdict(between, profile(CRAPS), ZONES, cfg)
     assert craps.status == VALID and "cocked_counts" not in {r.code for r in craps.reasons}
-    assert verdict(between, profile(PROPS), ZONES, cfg).status == NO_ROLL
+    props = verdict(between, profile(PROPS), ZONES, cfg)
+    assert props.status == REVIEW and "cocked_doubt" in {r.code for r in props.reasons}
+    off = cfg.model_copy(update={"no_roll_sure_tilt": 0.0})  # every flag a no roll (rule 43)
+    assert verdict(between, profile(PROPS), ZONES, off).status == NO_ROLL
 
 
 def test_the_stricter_tilt_line_applies_in_props_hops():
     """A profile fitted below the no-roll line keeps its own, stricter line (668a.3(h))."""
     cfg = VerdictConfig(tilt_threshold=0.02)
     v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.03})), profile(PROPS), ZONES, cfg)
-    assert v.status == NO_ROLL
+    assert v.status == REVIEW and "cocked_doubt" in {r.code for r in v.reasons}
 
 
 @pytest.mark.parametrize(("x", "status"), [(400.0, VALID), (400.5, NO_ROLL)])
@@ -303,6 +308,9 @@ def test_stack_reach_boundary(dx, status):
 
 WALLED = ZONES.model_copy(update={"walled": True})
 FAINT = {"tilt": 0.2}  # over the Props & Hops tilt line, under the unsupported line
+# A faint flag that stands holds the roll for a person: under the sure line (rule 43,
+# `test_cocked_doubt.py`) it is `cocked_doubt`, not a no roll.
+STANDS = REVIEW
 
 
 def test_props_flag_on_a_die_with_nothing_to_lean_on_is_recorded_668a_3_h():
@@ -316,9 +324,9 @@ def test_props_flag_on_a_die_with_nothing_to_lean_on_is_recorded_668a_3_h():
 
 @pytest.mark.parametrize(("where", "status"), [
     ((200, 150), VALID),     # 150 px from the wall, 112 px from the other die
-    ((200, 26), NO_ROLL),    # 26 px from the wall: 1.3 x 20 px, within reach
+    ((200, 26), STANDS),     # 26 px from the wall: 1.3 x 20 px, within reach
     ((200, 26.5), VALID),    # just beyond reach (session 22, rule 12; 30 px at 1.5 before)
-    ((126, 100), NO_ROLL),   # 26 px from the other die: it can lean on it
+    ((126, 100), STANDS),    # 26 px from the other die: it can lean on it
     ((126.5, 100), VALID),   # and just beyond
 ])
 def test_support_reach_boundary_668a_3_h(where, status):
@@ -333,7 +341,7 @@ def test_a_die_boxed_short_still_reaches_the_die_it_leans_on_668a_3_h():
     measured in the larger side of the pair (1.3 x 20 = 26 since session 22)."""
     v = verdict(dice((100, 100, 3), (124.4, 100, 5, {**FAINT, "side": 13})), profile(PROPS),
                 WALLED)
-    assert v.status == NO_ROLL and "cocked" in {r.code for r in v.reasons}
+    assert v.status == STANDS and "cocked_doubt" in {r.code for r in v.reasons}
     # the same pair further apart than 1.3 of the larger side: nothing to lean on
     v = verdict(dice((100, 100, 3), (126.5, 100, 5, {**FAINT, "side": 13})), profile(PROPS),
                 WALLED)
@@ -344,9 +352,9 @@ STEEP = VerdictConfig(shallow_reach=0.9, steep_line=0.3)
 
 
 @pytest.mark.parametrize(("y", "tilt", "status"), [
-    (18, 0.2, NO_ROLL),     # 0.9 x 20 px from the wall: a shallow lean could rest there
+    (18, 0.2, STANDS),      # 0.9 x 20 px from the wall: a shallow lean could rest there
     (18.5, 0.2, VALID),     # just beyond: only a steep lean, which reads over 0.3
-    (18.5, 0.3, NO_ROLL),   # read at the steep line
+    (18.5, 0.3, STANDS),    # read at the steep line
     (26, 0.2, VALID),       # the band's far end, 1.3 sides (the support reach)
     (26.5, 0.2, VALID),     # beyond the support reach: flag_unsupported as before
     (26.5, 0.4, VALID),     # ... up to the unsupported line, above the steep one
@@ -360,8 +368,8 @@ def test_a_die_too_far_for_a_shallow_lean_is_held_to_the_steep_line_668a_3_h(y, 
     if status == VALID and y <= 26:
         assert codes["flag_far_from_wall"].dice == (1,)
         assert codes["flag_far_from_wall"].section == "668a.3(h)"
-    if status == NO_ROLL:
-        assert "flag_far_from_wall" not in codes and codes["cocked"].dice == (1,)
+    if status == STANDS:
+        assert "flag_far_from_wall" not in codes and codes["cocked_doubt"].dice == (1,)
 
 
 def test_the_steep_band_is_for_a_die_with_no_die_in_reach_668a_3_h():
@@ -369,7 +377,7 @@ def test_the_steep_band_is_for_a_die_with_no_die_in_reach_668a_3_h():
     other die within the support reach (1.3 x 20 px) the Props & Hops line applies, however
     far the wall."""
     v = verdict(dice((215, 35, 3), (200, 20, 5, FAINT)), profile(PROPS), WALLED, STEEP)
-    assert v.status == NO_ROLL and "flag_far_from_wall" not in {r.code for r in v.reasons}
+    assert v.status == STANDS and "flag_far_from_wall" not in {r.code for r in v.reasons}
     v = verdict(dice((220, 40, 3), (200, 20, 5, FAINT)), profile(PROPS), WALLED, STEEP)
     assert v.status == VALID and "flag_far_from_wall" in {r.code for r in v.reasons}
 
@@ -380,16 +388,17 @@ def test_the_steep_band_is_for_a_die_with_no_die_in_reach_668a_3_h():
 ])
 def test_the_steep_band_is_off_without_a_wall_or_a_line(game, zones, cfg):
     v = verdict(dice((100, 100, 3), (200, 20, 5, FAINT)), profile(game), zones, cfg)
-    assert v.status == NO_ROLL and "flag_far_from_wall" not in {r.code for r in v.reasons}
+    assert v.status == STANDS and "flag_far_from_wall" not in {r.code for r in v.reasons}
 
 
 def test_the_steep_band_is_off_at_the_committed_lines_668a_3_h():
     """Rule 20 was not kept (docs/verdicts.md, session 29): a die one side from the wall,
-    read over the Props & Hops line, is a no roll however far the other die."""
+    read over the Props & Hops line, is held however far the other die (for review under
+    the sure line, rule 43)."""
     cfg = VerdictConfig()
     tilt = (cfg.tilt_line(False) + 0.08) / 2  # over the line, under the rule's steep line
     v = verdict(dice((100, 100, 3), (200, 20, 5, {"tilt": tilt})), profile(PROPS), WALLED)
-    assert cfg.steep_line == 0 and v.status == NO_ROLL
+    assert cfg.steep_line == 0 and v.status == STANDS
 
 
 def test_the_steep_band_leaves_craps_alone_623a_9_b():
@@ -477,7 +486,8 @@ def test_at_the_committed_lines_any_stacked_flag_in_the_shaker_is_a_no_roll_668a
 ])
 def test_support_rule_needs_a_wall_and_every_die(zones, specs):
     v = verdict(dice(*specs), profile(PROPS), zones)
-    assert v.status == NO_ROLL and "flag_unsupported" not in {r.code for r in v.reasons}
+    assert v.status != VALID and "flag_unsupported" not in {r.code for r in v.reasons}
+    assert "cocked_doubt" in {r.code for r in v.reasons}  # the flag stands
 
 
 def test_support_rule_is_for_props_hops_only_623a_9_b():
