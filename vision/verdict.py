@@ -62,6 +62,13 @@ class VerdictConfig(BaseModel):
         0.5, ge=0.0, le=1.0,
         description="Props & Hops: a tilt flag from the no-roll line up to this is held for "
                     "review (cocked_doubt), from this up a no roll (0: every flag a no roll)")
+    # Where a cocked die counts, one whose two best faces read about alike may rest on two
+    # sides (a void, 623a.9(b), 675a.4(c)) or only be hard to read; the up margin is the
+    # reader's own measure of the edge. With this on, a void read from the faces alone (the
+    # margin over `void_margin_deg`) holds the roll for review (`void_doubt`, rule 44).
+    void_faces_review: bool = Field(
+        False, description="a void read from the two best faces alone, not the up margin, is "
+                           "held for review instead of called a no roll")
     stacked_threshold: float = Field(0.7, gt=0.0, lt=1.0,
                                      description="stacked probability = die on die")
     void_margin: float = Field(0.35, ge=0.0, le=1.0,
@@ -498,6 +505,13 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
             elif not profile.cocked_counts:
                 reasons.append(Reason("cocked", NO_ROLL, sec["cocked"], (i,),
                                       "die not flat on the bottom of the shaker"))
+                continue
+            elif not void and probs[0] - probs[1] < cfg.void_margin and cfg.void_faces_review:
+                reasons.append(Reason("void_doubt", REVIEW, sec["dispute"], (i,),
+                                      f"cocked die read as {int(dice.face[i])} at "
+                                      f"p={probs[0]:.2f} and another face at {probs[1]:.2f}: "
+                                      "it may rest on more than one side (void) or be "
+                                      "misread; a person decides"))
                 continue
             elif void or probs[0] - probs[1] < cfg.void_margin:
                 read = f"up margin {margin:.0f} deg" if void else \

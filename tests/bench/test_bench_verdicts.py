@@ -23,3 +23,4 @@ def test_the_suite_renders_at_the_size_asked_and_prints_the_targets(tmp_path, mo
         assert cv2.imread(str(frames[0])).shape[:2] == (240, 320)
     out = capsys.readouterr().out
     assert "unsafe not called valid" in out and "valid rolls called valid" in out
+    assert "valid rolls called no roll" in out  # DESIGN's false no-roll target
