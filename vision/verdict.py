@@ -65,7 +65,9 @@ class VerdictConfig(BaseModel):
     # Where a cocked die counts, one whose two best faces read about alike may rest on two
     # sides (a void, 623a.9(b), 675a.4(c)) or only be hard to read; the up margin is the
     # reader's own measure of the edge. With this on, a void read from the faces alone (the
-    # margin over `void_margin_deg`) holds the roll for review (`void_doubt`, rule 44).
+    # margin over `void_margin_deg`) holds the roll for review (`void_doubt`, rule 44). Off:
+    # on the untouched FRESH80 it cut the good Craps and High Roll rolls called off by a
+    # third (45 to 30), and rule 44 asked for at most 0.6 times (docs/verdicts.md).
     void_faces_review: bool = Field(
         False, description="a void read from the two best faces alone, not the up margin, is "
                            "held for review instead of called a no roll")

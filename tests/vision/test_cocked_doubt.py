@@ -68,3 +68,27 @@ def test_where_a_cocked_die_counts_the_sure_line_changes_nothing_623a_9_b_675a_4
     base = verdict(dice(*specs), profile(game), ZONES)
     v = verdict(dice(*specs), profile(game), ZONES, SURE)
     assert (v.status, _codes(v)) == (base.status, _codes(base))
+
+
+VOID_BY_FACES = [TWO[0], (200, 120, 5, {"tilt": 0.9, "p": 0.55, "second": 3})]
+VOID_BY_MARGIN = [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 4.0})]
+
+
+@pytest.mark.parametrize("game", [CRAPS, HIGH])
+def test_a_void_read_from_the_faces_alone_can_be_held_for_review(game):
+    """Rule 44 (off: not met on FRESH80): with `void_faces_review` a tilted die whose two
+    best faces read alike holds the roll for review (`void_doubt`, the dispute section); one
+    whose up margin says it is on an edge is a void as before (623a.9(b), 675a.4(c))."""
+    rest = [] if game == CRAPS else [(40 * k + 20, 200, 2) for k in range(8)]
+    on = VerdictConfig(void_faces_review=True)
+    off = verdict(dice(*VOID_BY_FACES, *rest), profile(game), ZONES)
+    assert off.status == NO_ROLL and "cocked_void" in _codes(off)
+    v = verdict(dice(*VOID_BY_FACES, *rest), profile(game), ZONES, on)
+    assert v.status == REVIEW
+    assert _codes(v)["void_doubt"] == (REVIEW, profile(game).sections["dispute"])
+    v = verdict(dice(*VOID_BY_MARGIN, *rest), profile(game), ZONES, on)
+    assert v.status == NO_ROLL and "cocked_void" in _codes(v)
+
+
+def test_the_void_switch_is_off_by_default():
+    assert not VerdictConfig().void_faces_review
