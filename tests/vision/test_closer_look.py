@@ -18,36 +18,23 @@ from dicecall.vision.preprocess import record_view
 from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
 
+from .looks import CountingDetector, labelled_scene
+
 DATA = Path(__file__).resolve().parent.parent / "data"
 FRAME = DATA / "closer" / "craps_0000031.json"
 SAMPLES = DATA / "frames"
 
 
-class _CountingDetector:
-    def __init__(self, session) -> None:
-        self.session, self.runs = session, 0
-
-    def run(self, names, feeds):
-        self.runs += 1
-        return self.session.run(names, feeds)
-
-    def __getattr__(self, name):
-        return getattr(self.session, name)
-
-
 def _craps(**kw) -> DiceReader:
     """A Craps table's reader (`for_game`: behind detector.thrown.onnx)."""
     reader = DiceReader(for_game(ReaderConfig(**kw), True))
-    reader.detector = _CountingDetector(reader.detector)
+    reader.detector = CountingDetector(reader.detector)
     return reader
 
 
 @pytest.fixture(scope="module")
 def scene():
-    rec = json.loads(FRAME.read_text())
-    return (load_image(FRAME.with_name(rec["image"])),
-            np.array([d["box"] for d in rec["dice"]], np.float32),
-            sorted(d["face"] for d in rec["dice"]))
+    return labelled_scene(FRAME)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ dice as missed."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -17,21 +16,11 @@ from dicecall.vision.images import load_image
 from dicecall.vision.reader import DiceReader, _overlap
 from dicecall.vision.scoring import match
 
+from .looks import CountingDetector, labelled_scene
+
 DATA = Path(__file__).resolve().parent.parent / "data"
 FRAME = DATA / "wide" / "shaker_0000108.json"
 SAMPLES = DATA / "frames"
-
-
-class _CountingDetector:
-    def __init__(self, session) -> None:
-        self.session, self.runs = session, 0
-
-    def run(self, names, feeds):
-        self.runs += 1
-        return self.session.run(names, feeds)
-
-    def __getattr__(self, name):
-        return getattr(self.session, name)
 
 
 WIDE = 2.0  # rule 42's shrink; the runtime's default is off (rule 42 not met)
@@ -41,16 +30,13 @@ def _reader(**kw) -> DiceReader:
     """The reader without a game (`predict`, `evaluate`) with the wide look on unless `kw`
     says otherwise, counting detector runs."""
     reader = DiceReader(ReaderConfig(**{"wide_look": WIDE, **kw}))
-    reader.detector = _CountingDetector(reader.detector)
+    reader.detector = CountingDetector(reader.detector)
     return reader
 
 
 @pytest.fixture(scope="module")
 def scene():
-    rec = json.loads(FRAME.read_text())
-    return (load_image(FRAME.with_name(rec["image"])),
-            np.array([d["box"] for d in rec["dice"]], np.float32),
-            sorted(d["face"] for d in rec["dice"]))
+    return labelled_scene(FRAME)
 
 
 @pytest.fixture(scope="module")
