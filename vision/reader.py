@@ -359,13 +359,13 @@ class DiceReader:
             c, b, s = c[free], b[free], s[free]
         if len(c) == 0:
             return dice
-        side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
-        every = np.concatenate([dice.centers, c])
-        sides = np.concatenate([np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0],
-                                           dice.boxes[:, 3] - dice.boxes[:, 1]), side])
-        geom = die_geometry(every, sides, frame.shape, view)[len(dice):]
-        added = self._read_crops(frame, c, b, cfg.crop_scale * side, s, cascade=True,
-                                 view=view, geom=geom, die_line=cfg.wide_die)
+        every = np.concatenate([dice.boxes, b])
+        sides = np.maximum(every[:, 2] - every[:, 0], every[:, 3] - every[:, 1])
+        # each added die beside all the others, kept ones too, as `closer` reads them
+        geom = die_geometry(np.concatenate([dice.centers, c]), sides, frame.shape, view)
+        k = len(dice)
+        added = self._read_crops(frame, c, b, cfg.crop_scale * sides[k:], s, cascade=True,
+                                 view=view, geom=geom[k:], die_line=cfg.wide_die)
         return Dice.concat([dice, added]) if len(added) else dice
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
