@@ -127,6 +127,10 @@ def main() -> None:
     ap.add_argument("--pip-relative", type=_floats, default=[ReaderConfig().pip_relative],
                     help="a pip also needs this x the crop's strongest peak "
                          "(ReaderConfig.pip_relative; 0 off)")
+    ap.add_argument("--pip-reading", type=lambda t: t.split(","),
+                    default=[ReaderConfig().pip_reading],
+                    help="pip reading(s), comma-separated: peaks, layout "
+                         "(ReaderConfig.pip_reading)")
     ap.add_argument("--crop-scale", type=float, default=ReaderConfig().crop_scale,
                     help="reader crop side over the detector's box side (a detector whose "
                          "boxes run smaller or larger than the one the reader was trained "
@@ -155,13 +159,14 @@ def main() -> None:
           f"{'tedge':>5} {'shal':>5} {'steep':>5} {'stand':>5} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10} {'sure':>5} "
           f"{'fvoid':>5} {'unsafe no roll':>14} {'false no roll':>13}")
-    for det, die, views, zoom, wide, face, mscale, pip, rel in itertools.product(
+    for det, die, views, zoom, wide, face, mscale, pip, rel, reading in itertools.product(
             args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
-            args.margin_scale, args.pip_radius, args.pip_relative):
+            args.margin_scale, args.pip_radius, args.pip_relative, args.pip_reading):
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
                                        zoom_below=zoom, tilt_crop_scale=wide,
                                        face_crop_scale=face, margin_crop_scale=mscale,
                                        pip_radius=pip, pip_relative=rel,
+                                       pip_reading=reading,
                                        first_views=args.first_views,
                                        crop_scale=args.crop_scale, zoom_to=args.zoom_to,
                                        zoom_clusters=args.zoom_clusters,
@@ -182,6 +187,8 @@ def main() -> None:
             key += (("crop_scale", cfg.crop_scale),)
         if cfg.pip_relative:  # reads kept before session 27 lack it
             key += (("pip_relative", cfg.pip_relative),)
+        if cfg.pip_reading != "peaks":  # reads kept before session 47 counted peaks
+            key += (("pip_reading", cfg.pip_reading),)
         if cfg.thrown_detector is not None:  # Craps and High Roll's own (session 25)
             key += (("thrown", _digest(cfg.thrown_detector)),)
         if cfg.thrown_reader is not None:  # Craps and High Roll's own (session 36)
@@ -214,7 +221,8 @@ def main() -> None:
               args.tilted_edge_deg, args.tilted_edge_tilt, args.shallow_reach,
               args.steep_line, args.call_stands, args.no_roll_sure, args.void_faces_review,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
-              f"{pip:>4}" + (f" rel {rel}" if rel else ""))
+              f"{pip:>4}" + (f" rel {rel}" if rel else "")
+              + (f" {reading}" if reading != "peaks" else ""))
 
 
 def _doubt(cfg: ReaderConfig) -> tuple:

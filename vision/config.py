@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -118,6 +118,12 @@ class ReaderConfig(BaseModel):
     pip_relative: float = Field(0.0, ge=0.0, lt=1.0,
                                 description="also need this x the crop's strongest peak within "
                                             "the radius to count a pip (0: off)")
+    # "layout" fits the six pip layouts to the heatmap (`vision.pip_layout`) instead of
+    # counting its peaks over `pip_threshold`: a weak pip among strong ones is absent, a map
+    # whose pips are all faint still reads (models/reader.md, session 47).
+    pip_reading: Literal["peaks", "layout"] = Field(
+        "peaks", description="pip reading: 'peaks' counts heatmap peaks over pip_threshold, "
+                             "'layout' fits the six pip layouts to the heatmap")
     near_peaks: float = Field(0.5, ge=0.0, le=2.0,
                               description="drop a peak closer than this x a stronger die's "
                                           "min(w, h): the same die (models/detector.md)")

@@ -14,6 +14,7 @@ from .config import ReaderConfig
 from .decode import MARGIN_SPAN_DEG, count_pips, decode_centres, sigmoid, softmax
 from .dice import Dice
 from .images import check_frame
+from .pip_layout import fit_pips
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
 from .tiles import choose, inner_edge_cut, merge_tiles, tile_side, tile_windows, worth_tiling
 from .views import sum_views
@@ -124,8 +125,11 @@ def read_batch(session, batch: np.ndarray, cfg: ReaderConfig, geom: np.ndarray |
 
 def _readings(outs: dict[str, np.ndarray], cfg: ReaderConfig) -> tuple:
     """`read_batch`'s tuple from the reader's named outputs, averaged over views."""
-    pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius, cfg.crop_scale,
-                          cfg.pip_relative)
+    if cfg.pip_reading == "layout":
+        pip_face = fit_pips(outs["pip_heatmap"], cfg.pip_radius, cfg.crop_scale)
+    else:
+        pip_face = count_pips(outs["pip_heatmap"], cfg.pip_threshold, cfg.pip_radius,
+                              cfg.crop_scale, cfg.pip_relative)
     return (np.asarray(outs["face_logits"], np.float32), pip_face,
             sigmoid(outs["tilt_logit"][:, 0]), sigmoid(outs["stacked_logit"][:, 0]),
             die_probability(outs), up_margin(outs))
