@@ -42,6 +42,10 @@ SHIFTS = (-1.0, 0.0, 1.0)  # cells, around the map's centre of mass
 PIP_SIGMA = 1.0  # cells: the trained target's Gaussian (models/crops.py)
 ONE_SIGMAS = (1.0, 1.5, 2.0, 2.5)  # a lone pip is often painted large
 CENTRE_FLOOR = 0.1  # heat under this does not pull the centre
+# The centre of mass looks this x side past the fit's radius: a wide die's corner pip just
+# outside the radius of an off-centre crop is pulled in, not left out (same reads on the
+# tuning suite at 0.5, 0.55, 0.6 and 0.65).
+CENTRE_REACH = 0.1
 
 
 @lru_cache(maxsize=8)
@@ -70,10 +74,15 @@ def _bank(h: int, w: int, side: float, radius: float) -> tuple[np.ndarray, np.nd
                                  (py[:, None] - at[:, 1] - dy) ** 2
                             rows.append(np.exp(-d2 / (2 * sigma ** 2)).sum(1))
                             faces.append(face)
-    t = np.array(rows, np.float32)
+    t = np.array(rows, np.float64)
+    # Each template less its mean within the radius: the fit is A x template + a constant,
+    # so a map evenly faint or evenly bright (no pips, a glare) explains nothing.
+    t_in = t[:, inside.ravel()]
+    t_in = t_in - t_in.mean(axis=1, keepdims=True)
     # The norm counts the template's pips outside the radius too: a layout too wide for the
     # die, most of its pips out of reach, must not pass for the few it keeps inside.
-    return (np.ascontiguousarray(t[:, inside.ravel()]), (t * t).sum(1),
+    norms = (t_in * t_in).sum(1) + (t[:, ~inside.ravel()] ** 2).sum(1)
+    return (np.ascontiguousarray(t_in, np.float32), norms.astype(np.float32),
             np.array(faces, np.int8), inside)
 
 
@@ -100,10 +109,11 @@ def fit_pips(pip_heatmap: np.ndarray, radius: float = 0.5, crop_scale: float = 1
              min_strength: float = 0.2) -> np.ndarray:
     """The pip reading: the face 1-6 whose layout best explains each crop's heatmap.
 
-    Each layout template t (unit pips, every turn, spread and small shift) is scaled to the
-    map H by least squares, A = <H, t> / <t, t>, leaving the residual |H|^2 - <H, t>^2 /
-    <t, t>: the best template is the one with the largest <H, t>^2 / <t, t> (A > 0). Only
-    cells within `radius` x the die side of the centre take part, as in `count_pips`.
+    Each layout template t (unit pips, every turn, spread and small shift), less its mean,
+    is scaled to the map H by least squares, A = <H, t> / <t, t>, leaving the residual
+    |H - mean H|^2 - <H, t>^2 / <t, t>: the best template is the one with the largest
+    <H, t>^2 / <t, t> (A > 0). Only cells within `radius` x the die side of the centre take
+    part, as in `count_pips`.
 
     Args:
         pip_heatmap: (N, 1, h, w) sigmoid pip-centre probabilities; the crop spans
@@ -117,8 +127,11 @@ def fit_pips(pip_heatmap: np.ndarray, radius: float = 0.5, crop_scale: float = 1
     n, _, h, w = pip_heatmap.shape
     if n == 0:
         return np.zeros(0, np.int8)
-    t, norms, faces, inside = _bank(h, w, float(w / crop_scale), float(radius))
-    maps = _centred(np.asarray(pip_heatmap, np.float32).reshape(n, h, w), inside)
+    side = float(w / crop_scale)
+    t, norms, faces, inside = _bank(h, w, side, float(radius))
+    yy, xx = np.mgrid[0:h, 0:w]
+    reach = np.hypot(xx + 0.5 - w / 2, yy + 0.5 - h / 2) <= (radius + CENTRE_REACH) * side
+    maps = _centred(np.asarray(pip_heatmap, np.float32).reshape(n, h, w), reach)
     dots = maps[:, inside] @ t.T
     score = np.where(dots > 0, dots * dots / norms, 0.0)
     best = score.argmax(axis=1)
