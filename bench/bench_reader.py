@@ -197,7 +197,7 @@ def missed(a: dict, target: dict) -> list[str]:
 def accuracy(reader, folders: list[Path]) -> dict:
     from dicecall.vision.evaluate import evaluate_folder
 
-    tot = {"labelled": 0, "found": 0, "face_right": 0, "false": 0, "images": 0}
+    tot = {"labelled": 0, "found": 0, "face_right": 0, "pips_right": 0, "false": 0, "images": 0}
     flags = {"cocked": [0, 0], "stacked": [0, 0]}
     styles: dict[str, list[int]] = {}
     crops0, found0 = reader.reader.crops, reader.found
@@ -207,6 +207,7 @@ def accuracy(reader, folders: list[Path]) -> dict:
         tot["labelled"] += s.labelled
         tot["found"] += s.found
         tot["face_right"] += s.face_right
+        tot["pips_right"] += s.pips_right
         tot["false"] += s.false_detections
         tot["images"] += s.images
         for style, v in res.by_style.items():
@@ -218,6 +219,7 @@ def accuracy(reader, folders: list[Path]) -> dict:
             flags[key][1] += v["flagged"]
     n = max(tot["labelled"], 1)
     return {"dice": tot["labelled"], "found": tot["found"] / n, "read": tot["face_right"] / n,
+            "pips": tot["pips_right"] / n,
             "false": tot["false"] / max(tot["images"], 1),
             "cocked": flags["cocked"][1] / flags["cocked"][0] if flags["cocked"][0] else None,
             "n_cocked": flags["cocked"][0],
@@ -379,7 +381,7 @@ def main() -> int:
               f"{zoom} px (fp32z0: none)")
         print(f"{'set':<22} {'var':<7} {'dice':>6} {'found':>9} {'read right':>10} "
               f"{'target':>16} {'false/img':>9} {'cocked rec':>16} {'stacked rec':>16} "
-              f"{'views/die':>9}")
+              f"{'views/die':>9} {'pips right':>10}")
         per_die = {}  # views per die found, runtime FP32, by synthetic set
         by_style = {}  # read right by die style, runtime FP32, unseen-style sets
         for name, folders, target in _sets(synth, args.real) + large:
@@ -398,7 +400,8 @@ def main() -> int:
                       f"{_pct(a['read']):>10} {ok:>16} {a['false']:>9.3f} "
                       f"{_pct(a['cocked']) + ' /' + str(a['n_cocked']):>16} "
                       f"{_pct(a['stacked']) + ' /' + str(a['n_stacked']):>16} "
-                      f"{'-' if a['views'] is None else format(a['views'], '.2f'):>9}")
+                      f"{'-' if a['views'] is None else format(a['views'], '.2f'):>9} "
+                      f"{_pct(a['pips']):>10}")
                 if name.startswith("unseen") and variant == "fp32":
                     by_style[name] = a["styles"]
         for name, styles in by_style.items():

@@ -46,10 +46,11 @@ def evaluate_folder(reader, folder: Path) -> Result:
             dice = reader.read_crop(frame)
             h, w = frame.shape[:2]
             score.add(item.image.name, dice.centers, dice.face,
-                      np.array([[0, 0, w, h]], np.float32), item.faces)
+                      np.array([[0, 0, w, h]], np.float32), item.faces, dice.pip_face)
         else:
             dice = reader.read(frame)
-            score.add(item.image.name, dice.centers, dice.face, item.boxes, item.faces)
+            score.add(item.image.name, dice.centers, dice.face, item.boxes, item.faces,
+                      dice.pip_face)
     score.unlabelled = [p.name for p in unlabelled]
     if score.images == 0 and not score.unreadable:  # rates of nothing would read as 0 %
         why = (f"{len(unlabelled)} images and no label file for any of them in labels/"

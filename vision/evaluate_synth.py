@@ -85,7 +85,8 @@ def evaluate_synthetic(reader, folder: Path, tilt_threshold: float | None = None
         faces = np.array([d.face for d in rec.dice], np.int64)
         seen = np.array([d.visible >= MIN_VISIBLE for d in rec.dice], bool)
         pairs, keep = match_visible_first(dice.centers, boxes, seen)
-        score.add(rec.image, dice.centers[keep], dice.face[keep], boxes[seen], faces[seen])
+        score.add(rec.image, dice.centers[keep], dice.face[keep], boxes[seen], faces[seen],
+                  dice.pip_face[keep])
         score.hidden += int((~seen).sum())
         _count(kinds, rec.dice, seen, pairs, dice.face, _kinds_of)
         _count(styles, rec.dice, seen, pairs, dice.face, lambda d: [d.style or "unknown"])

@@ -45,6 +45,9 @@ class Score:
     labelled: int = 0
     found: int = 0
     face_right: int = 0
+    # The independent pip reading (`Dice.pip_face`) equal to the labelled face, over the
+    # same dice: what a disagreement with the face (a review) rests on.
+    pips_right: int = 0
     false_detections: int = 0
     hidden: int = 0  # labelled dice left out as unreadable (synthetic: mostly hidden)
     # Images that could not be decoded, and the dice labelled on them: not in the rates
@@ -56,7 +59,8 @@ class Score:
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((6, 6), np.int64))
     misses: list = field(default_factory=list)
 
-    def add(self, name: str, pred_centers, pred_faces, gt_boxes, gt_faces) -> None:
+    def add(self, name: str, pred_centers, pred_faces, gt_boxes, gt_faces,
+            pred_pips=None) -> None:
         pairs = match(np.asarray(pred_centers, np.float32).reshape(-1, 2),
                       np.asarray(gt_boxes, np.float32).reshape(-1, 4))
         self.images += 1
@@ -66,6 +70,8 @@ class Score:
         for p, g in pairs:
             t, f = int(gt_faces[g]), int(pred_faces[p])
             self.confusion[t - 1, f - 1] += 1 if 1 <= f <= 6 else 0
+            if pred_pips is not None and int(pred_pips[p]) == t:
+                self.pips_right += 1
             if t == f:
                 self.face_right += 1
             else:
@@ -77,6 +83,7 @@ class Score:
             "images": self.images, "labelled": self.labelled, "found": self.found,
             "face_right": self.face_right, "found_rate": self.found / n,
             "read_right_rate": self.face_right / n,
+            "pips_right": self.pips_right, "pips_right_rate": self.pips_right / n,
             "false_per_image": self.false_detections / max(self.images, 1),
             "unreadable_images": len(self.unreadable), "unreadable": list(self.unreadable),
             "labelled_in_unreadable_images": self.unread_labelled,

@@ -107,6 +107,20 @@ def test_match_is_one_to_one_nearest_first():
     assert d["confusion"][4][1] == 1
 
 
+def test_the_score_counts_the_pip_reading_right_on_the_matched_dice_only():
+    """`pips_right_rate` is over the labelled dice, as `read_right_rate`: the false die's
+    pips and a missed die count for nothing; a pip reading of 0 (none) is never right."""
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], np.float32)
+    pred = np.array([[5, 5], [25, 5], [45, 5], [90, 90]], np.float32)
+    s = Score()
+    s.add("a", pred, [1, 2, 3, 4], gt, [1, 2, 3], pred_pips=[1, 0, 6, 4])
+    d = s.as_dict()
+    assert (d["face_right"], d["pips_right"]) == (3, 1)
+    assert d["pips_right_rate"] == pytest.approx(1 / 3)
+    s.add("b", pred[:1], [6], gt[:1], [6])  # a caller without pips: faces only
+    assert (s.face_right, s.pips_right, s.labelled) == (4, 1, 4)
+
+
 def test_a_die_on_a_hidden_die_keeps_its_detection():
     # The top die (visible) sits over the die beneath (hidden, unscored); the detection lies
     # in both boxes, nearer the hidden one's centre. It is the top die's: found, not false.
