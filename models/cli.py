@@ -367,7 +367,8 @@ def evaluate(
     pipe = OnnxPipeline(detector, reader,
                         DET_THRESHOLD if threshold is None else threshold,
                         pip_threshold=PIP_THRESHOLD if pip_threshold is None else pip_threshold,
-                        views=ReaderConfig().views if views is None else views)
+                        views=ReaderConfig().views if views is None else views,
+                        pip_reading=ReaderConfig().pip_reading)
     fails = {}
     for d in data:
         sc = score_samples(load_folder(d), pipe.predict_oracle if oracle else pipe.predict)

@@ -24,10 +24,12 @@ from dicecall.models.data import Sample, load_crops_folder, read_rgb
 from dicecall.models.evaluate import (
     DET_THRESHOLD,
     DIE_THRESHOLD,
+    PIP_RADIUS,
     PIP_THRESHOLD,
     count_pips,
     decode,
 )
+from dicecall.vision.pip_layout import fit_pips
 from dicecall.vision.reader import die_probability, reader_feeds
 from dicecall.vision.views import average_views
 
@@ -59,8 +61,12 @@ class OnnxPipeline:
         pip_threshold: float = PIP_THRESHOLD,
         die_threshold: float = DIE_THRESHOLD,
         views: int = 1,
+        pip_reading: str = "peaks",
     ) -> None:
         self.det = session(detector, threads)
+        # "layout": the runtime's layout fit (`vision.pip_layout`), so `models evaluate`
+        # counts pips right as `dicecall predict` reads them; "peaks": the training recipe's.
+        self.pip_reading = pip_reading
         self.views = views
         self.reader = session(reader, threads)
         self.threshold = threshold
@@ -115,8 +121,10 @@ class OnnxPipeline:
         out = self.read(frame_rgb, dice)
         keep = die_probability(out) >= self.die_threshold if cascade else np.ones(len(dice), bool)
         faces = out["face_logits"][keep].argmax(1) + 1
-        return (dice[keep], faces.astype(np.int64),
-                count_pips(out["pip_heatmap"][keep], self.pip_threshold))
+        heat = out["pip_heatmap"][keep]
+        pips = fit_pips(heat, PIP_RADIUS) if self.pip_reading == "layout" else \
+            count_pips(heat, self.pip_threshold)
+        return dice[keep], faces.astype(np.int64), pips
 
     def predict_oracle(
         self, frame_rgb: np.ndarray, sample: Sample

@@ -106,14 +106,15 @@ def test_models_evaluate_defaults_to_the_runtime_thresholds(
     real = pipeline.OnnxPipeline
 
     def recording(detector, reader, threshold, **kw):
-        seen.update(threshold=threshold, pip=kw["pip_threshold"])
+        seen.update(threshold=threshold, pip=kw["pip_threshold"], reading=kw["pip_reading"])
         return real(detector, reader, threshold, **kw)
 
     monkeypatch.setattr(pipeline, "OnnxPipeline", recording)
     res = CliRunner().invoke(app, ["models", "evaluate", "--data", str(toy_yolo)])
     assert res.exit_code == 0, res.output
     cfg = ReaderConfig()
-    assert seen == {"threshold": cfg.det_threshold, "pip": cfg.pip_threshold}
+    assert seen == {"threshold": cfg.det_threshold, "pip": cfg.pip_threshold,
+                    "reading": cfg.pip_reading}
     assert json.loads(res.output.splitlines()[0])["data"] == str(toy_yolo)
 
 
