@@ -113,7 +113,9 @@ class _Session:
 class _Reader:
     def __init__(self, truth):
         # One view: the fake's heatmap does not turn with the crop, as a real reader's does.
-        self.config, self.reader, self.truth = ReaderConfig(views=1), _Session(), truth
+        # Its pips are marks in listed cells, not a die's layout: they are counted as peaks.
+        self.config = ReaderConfig(views=1, pip_reading="peaks")
+        self.reader, self.truth = _Session(), truth
 
     def detect(self, frame):
         boxes = self.truth.pop(0)
