@@ -48,16 +48,32 @@ CENTRE_FLOOR = 0.1  # heat under this does not pull the centre
 CENTRE_REACH = 0.1
 
 
+def _template(cx: np.ndarray, cy: np.ndarray, at: np.ndarray, sigma: float) -> np.ndarray:
+    """Unit Gaussians of `sigma` cells at the pips `at` (K, 2), summed, at cells (cx, cy)."""
+    d2 = (cx[:, None] - at[:, 0]) ** 2 + (cy[:, None] - at[:, 1]) ** 2
+    return np.exp(-d2 / (2 * sigma ** 2)).sum(1)
+
+
 @lru_cache(maxsize=8)
-def _bank(h: int, w: int, side: float, radius: float) -> tuple[np.ndarray, np.ndarray,
-                                                                np.ndarray, np.ndarray]:
-    """Layout templates: (T, norms, faces, inside) with T (M, cells within `radius` x side
-    of the centre) float32, norms (M,) over the whole map, faces (M,) 1-6, inside (h, w)."""
+def _bank(h: int, w: int, side: float, radius: float) -> tuple:
+    """The layout templates, each stored once and shifted by moving the map instead.
+
+    Returns (T, means, norms, faces, inside, near): T (M, cells of `near`) float32, the
+    unshifted templates over the cells within `radius` x side plus the largest shift;
+    means and norms (len(SHIFTS)^2, M) float32 of each shifted template, its mean over the
+    cells within the radius (`inside`) and its norm over the whole map, less that mean
+    inside; faces (M,) 1-6. Templates with their shifts in one float32 bank took 4.4 MB,
+    and building it 70 MB more, of the edge's peak memory (bench_edge.py, session 47).
+    """
+    if any(float(d) != int(d) for d in SHIFTS):
+        raise ValueError(f"pip layout shifts must be whole cells, got {SHIFTS}")
     yy, xx = np.mgrid[0:h, 0:w]
-    cx, cy = xx + 0.5 - w / 2, yy + 0.5 - h / 2
-    inside = np.hypot(cx, cy) <= radius * side
-    px, py = cx.ravel(), cy.ravel()
-    rows, faces = [], []
+    cx, cy = (xx + 0.5 - w / 2).ravel(), (yy + 0.5 - h / 2).ravel()
+    inner = np.hypot(cx, cy) <= radius * side
+    reach = max(abs(d) for d in SHIFTS) * np.sqrt(2.0)
+    near = np.hypot(cx, cy) <= radius * side + reach
+    shifts = [(dx, dy) for dx in SHIFTS for dy in SHIFTS]
+    rows, means, norms, faces = [], [], [], []
     for face, pips in LAYOUTS.items():
         pts = np.array(pips, np.float64)
         # 4 and 5 repeat every 90 degrees, 2, 3 and 6 every 180; 1 not at all.
@@ -68,22 +84,25 @@ def _bank(h: int, w: int, side: float, radius: float) -> tuple[np.ndarray, np.nd
             for spread in (SPREADS * side if face > 1 else (0.0,)):
                 for sigma in (ONE_SIGMAS if face == 1 else (PIP_SIGMA,)):
                     at = pts @ rot.T * spread
-                    for dx in SHIFTS:
-                        for dy in SHIFTS:
-                            d2 = (px[:, None] - at[:, 0] - dx) ** 2 + \
-                                 (py[:, None] - at[:, 1] - dy) ** 2
-                            rows.append(np.exp(-d2 / (2 * sigma ** 2)).sum(1))
-                            faces.append(face)
-    t = np.array(rows, np.float64)
-    # Each template less its mean within the radius: the fit is A x template + a constant,
-    # so a map evenly faint or evenly bright (no pips, a glare) explains nothing.
-    t_in = t[:, inside.ravel()]
-    t_in = t_in - t_in.mean(axis=1, keepdims=True)
-    # The norm counts the template's pips outside the radius too: a layout too wide for the
-    # die, most of its pips out of reach, must not pass for the few it keeps inside.
-    norms = (t_in * t_in).sum(1) + (t[:, ~inside.ravel()] ** 2).sum(1)
-    return (np.ascontiguousarray(t_in, np.float32), norms.astype(np.float32),
-            np.array(faces, np.int8), inside)
+                    rows.append(_template(cx, cy, at, sigma)[near].astype(np.float32))
+                    faces.append(face)
+                    mean, norm = [], []
+                    for dx, dy in shifts:
+                        t = _template(cx - dx, cy - dy, at, sigma)
+                        # Less its mean within the radius: the fit is A x template + a
+                        # constant, so a map evenly faint or bright (no pips, a glare)
+                        # explains nothing.
+                        t_in = t[inner] - t[inner].mean()
+                        mean.append(t[inner].mean())
+                        # The norm counts the pips outside the radius too: a layout too
+                        # wide for the die, most of its pips out of reach, must not pass
+                        # for the few it keeps inside.
+                        norm.append((t_in * t_in).sum() + (t[~inner] ** 2).sum())
+                    means.append(mean)
+                    norms.append(norm)
+    return (np.array(rows, np.float32), np.array(means, np.float32).T,
+            np.array(norms, np.float32).T, np.array(faces, np.int8), inner.reshape(h, w),
+            near.reshape(h, w))
 
 
 def _centred(maps: np.ndarray, inside: np.ndarray) -> np.ndarray:
@@ -128,12 +147,21 @@ def fit_pips(pip_heatmap: np.ndarray, radius: float = 0.5, crop_scale: float = 1
     if n == 0:
         return np.zeros(0, np.int8)
     side = float(w / crop_scale)
-    t, norms, faces, inside = _bank(h, w, side, float(radius))
+    t, means, norms, faces, inside, near = _bank(h, w, side, float(radius))
     yy, xx = np.mgrid[0:h, 0:w]
     reach = np.hypot(xx + 0.5 - w / 2, yy + 0.5 - h / 2) <= (radius + CENTRE_REACH) * side
-    maps = _centred(np.asarray(pip_heatmap, np.float32).reshape(n, h, w), reach)
-    dots = maps[:, inside] @ t.T
-    score = np.where(dots > 0, dots * dots / norms, 0.0)
-    best = score.argmax(axis=1)
-    strength = dots[np.arange(n), best] / norms[best]
-    return np.where(strength >= min_strength, faces[best], 0).astype(np.int8)
+    maps = _centred(np.asarray(pip_heatmap, np.float32).reshape(n, h, w), reach) * inside
+    pad = int(max(abs(d) for d in SHIFTS))
+    padded = np.pad(maps, ((0, 0), (pad, pad), (pad, pad)))
+    mass = maps.sum(axis=(1, 2))[:, None]
+    # <map, template shifted by (dx, dy)> = <map moved by (-dx, -dy), template>
+    moved = np.stack([padded[:, pad + int(dy):pad + int(dy) + h, pad + int(dx):pad + int(dx) + w]
+                      [:, near] for dx in SHIFTS for dy in SHIFTS])  # (shifts, N, cells)
+    dots = (moved.reshape(-1, moved.shape[2]) @ t.T).reshape(len(moved), n, -1) \
+        - means[:, None, :] * mass[None]
+    score = np.where(dots > 0, dots * dots / norms[:, None, :], 0.0)  # (shifts, N, M)
+    flat = score.transpose(1, 0, 2).reshape(n, -1)
+    best = flat.argmax(axis=1)
+    k, j = np.divmod(best, t.shape[0])
+    strength = dots[k, np.arange(n), j] / norms[k, j]
+    return np.where(strength >= min_strength, faces[j], 0).astype(np.int8)

@@ -126,3 +126,48 @@ def test_both_readings_agree_with_the_face_on_the_committed_sample_frames(readin
         pips = {g: int(dice.pip_face[p]) for p, g in pairs}
         assert [pips.get(g) for g in range(len(rec["dice"]))] == \
             [d["face"] for d in rec["dice"]], label.stem
+
+
+def _reference_fit(maps: np.ndarray, radius: float = 0.5) -> np.ndarray:
+    """The fit written out plainly: every layout template at every shift, drawn whole."""
+    from dicecall.vision import pip_layout as pl
+
+    yy, xx = np.mgrid[0:GRID, 0:GRID]
+    cx, cy = (xx + 0.5 - GRID / 2).ravel(), (yy + 0.5 - GRID / 2).ravel()
+    inner = np.hypot(cx, cy) <= radius * SIDE
+    reach = (np.hypot(cx, cy) <= (radius + pl.CENTRE_REACH) * SIDE).reshape(GRID, GRID)
+    h = pl._centred(maps[:, 0].astype(np.float32), reach).reshape(len(maps), -1)[:, inner]
+    best = np.full(len(maps), -1.0)
+    face = np.zeros(len(maps), np.int8)
+    strength = np.zeros(len(maps))
+    for k, pips in pl.LAYOUTS.items():
+        turn = {1: 1e-9, 4: 90.0, 5: 90.0}.get(k, 180.0)
+        for angle in np.arange(0.0, turn, pl.ANGLE_STEP_DEG):
+            r = np.deg2rad(angle)
+            rot = np.array([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])
+            for spread in (pl.SPREADS * SIDE if k > 1 else (0.0,)):
+                for sigma in (pl.ONE_SIGMAS if k == 1 else (pl.PIP_SIGMA,)):
+                    at = np.array(pips, np.float64) @ rot.T * spread
+                    for dx in pl.SHIFTS:
+                        for dy in pl.SHIFTS:
+                            t = np.exp(-((cx[:, None] - at[:, 0] - dx) ** 2
+                                         + (cy[:, None] - at[:, 1] - dy) ** 2)
+                                       / (2 * sigma ** 2)).sum(1)
+                            t_in = t[inner] - t[inner].mean()
+                            norm = (t_in ** 2).sum() + (t[~inner] ** 2).sum()
+                            dot = h @ t_in
+                            score = np.where(dot > 0, dot * dot / norm, 0.0)
+                            better = score > best
+                            best[better], face[better] = score[better], k
+                            strength[better] = dot[better] / norm
+    return np.where(strength >= 0.2, face, 0)
+
+
+def test_the_fit_moving_the_map_equals_every_template_drawn_at_every_shift():
+    """The runtime keeps each template once and moves the map by each shift instead (its
+    memory: `bench/bench_edge.py`); the reading must be the plain fit's."""
+    rng = np.random.default_rng(7)
+    maps = [heatmap(int(rng.integers(1, 7)), rng.uniform(0, 360), rng.uniform(0.15, 0.4),
+                    rng.uniform(0.15, 1.0), tuple(rng.uniform(-3, 3, 2))) for _ in range(40)]
+    maps = np.concatenate(maps) + rng.uniform(0, 0.08, (40, 1, GRID, GRID)).astype(np.float32)
+    assert fit_pips(maps, 0.5, CROP_SCALE).tolist() == _reference_fit(maps).tolist()
