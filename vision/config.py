@@ -107,7 +107,8 @@ class ReaderConfig(BaseModel):
     # unsafe rolls through (15 of 3,351) while passing 56.4 % of good rolls instead of 54.1 %
     # (docs/verdicts.md). With session 9's reader a wider radius had cost unsafe rolls.
     pip_threshold: float = Field(0.4, gt=0.0, lt=1.0,
-                                 description="pip heatmap peak needed to count a pip")
+                                 description="pip heatmap peak needed to count a pip "
+                                             "(pip_reading 'peaks')")
     pip_radius: float = Field(0.5, gt=0.0, le=1.0,
                               description="count pips within this x the die side of the crop "
                                           "centre (a neighbour's pips lie further out)")
@@ -117,7 +118,8 @@ class ReaderConfig(BaseModel):
     # under half a point on the tuning suite (docs/verdicts.md, session 27).
     pip_relative: float = Field(0.0, ge=0.0, lt=1.0,
                                 description="also need this x the crop's strongest peak within "
-                                            "the radius to count a pip (0: off)")
+                                            "the radius to count a pip (0: off; pip_reading "
+                                            "'peaks')")
     # "layout" fits the six pip layouts to the heatmap (`vision.pip_layout`) instead of
     # counting its peaks over `pip_threshold`: a weak pip among strong ones is absent, a map
     # whose pips are all faint still reads. Since session 47 (rule 45, models/reader.md):
