@@ -58,12 +58,13 @@ def _template(cx: np.ndarray, cy: np.ndarray, at: np.ndarray, sigma: float) -> n
 def _bank(h: int, w: int, side: float, radius: float) -> tuple:
     """The layout templates, each stored once and shifted by moving the map instead.
 
-    Returns (T, means, norms, faces, inside, near): T (M, cells of `near`) float32, the
-    unshifted templates over the cells within `radius` x side plus the largest shift;
-    means and norms (len(SHIFTS)^2, M) float32 of each shifted template, its mean over the
-    cells within the radius (`inside`) and its norm over the whole map, less that mean
-    inside; faces (M,) 1-6. Templates with their shifts in one float32 bank took 4.4 MB,
-    and building it 70 MB more, of the edge's peak memory (bench_edge.py, session 47).
+    Returns (T, means, norms, faces, inside, near, centring): T (M, cells of `near`)
+    float32, the unshifted templates over the cells within `radius` x side plus the largest
+    shift; means and norms (len(SHIFTS)^2, M) float32 of each shifted template, its mean
+    over the cells within the radius (`inside`) and its norm over the whole map, less that
+    mean inside; faces (M,) 1-6; the (h, w) masks. Templates with their shifts in one
+    float32 bank took 4.4 MB, and building it 70 MB more, of the edge's peak memory
+    (bench_edge.py, session 47).
     """
     if any(float(d) != int(d) for d in SHIFTS):
         raise ValueError(f"pip layout shifts must be whole cells, got {SHIFTS}")
@@ -100,9 +101,12 @@ def _bank(h: int, w: int, side: float, radius: float) -> tuple:
                         norm.append((t_in * t_in).sum() + (t[~inner] ** 2).sum())
                     means.append(mean)
                     norms.append(norm)
+    # The cells the centre of mass is taken over (`CENTRE_REACH`), kept with the bank: the
+    # reader calls the fit on every frame.
+    centring = np.hypot(cx, cy) <= (radius + CENTRE_REACH) * side
     return (np.array(rows, np.float32), np.array(means, np.float32).T,
             np.array(norms, np.float32).T, np.array(faces, np.int8), inner.reshape(h, w),
-            near.reshape(h, w))
+            near.reshape(h, w), centring.reshape(h, w))
 
 
 def _centred(maps: np.ndarray, inside: np.ndarray) -> np.ndarray:
@@ -147,10 +151,8 @@ def fit_pips(pip_heatmap: np.ndarray, radius: float = 0.5, crop_scale: float = 1
     if n == 0:
         return np.zeros(0, np.int8)
     side = float(w / crop_scale)
-    t, means, norms, faces, inside, near = _bank(h, w, side, float(radius))
-    yy, xx = np.mgrid[0:h, 0:w]
-    reach = np.hypot(xx + 0.5 - w / 2, yy + 0.5 - h / 2) <= (radius + CENTRE_REACH) * side
-    maps = _centred(np.asarray(pip_heatmap, np.float32).reshape(n, h, w), reach) * inside
+    t, means, norms, faces, inside, near, centring = _bank(h, w, side, float(radius))
+    maps = _centred(np.asarray(pip_heatmap, np.float32).reshape(n, h, w), centring) * inside
     pad = int(max(abs(d) for d in SHIFTS))
     padded = np.pad(maps, ((0, 0), (pad, pad), (pad, pad)))
     mass = maps.sum(axis=(1, 2))[:, None]
