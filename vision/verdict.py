@@ -199,6 +199,21 @@ class VerdictConfig(BaseModel):
                     "same for every face those dice could show (classifier probability at "
                     "least this, the face read, the pip count); 0: off")
 
+    # Rule 46 (session 48, docs/verdicts.md): on the spent suites a two-dice roll held only
+    # by low_confidence had its faces right wherever the pip layout fit agreed, the face was
+    # at least 0.9 and not a 1 (a lone blob is what a die seen in part, or a tiny one,
+    # shows: the wrong agreeing faces there were all 1s). Not in larger rolls: in ten-dice
+    # High Roll throws a doubtful face was the only hold on two stacked rolls and a void,
+    # the die beneath or the leaning die read sure (FRESH74, FRESH81).
+    agreeing_confidence: float = Field(
+        0.0, ge=0.0, le=1.0,
+        description="a face read under min_confidence still counts when the pip reading "
+                    "agrees, it is not a 1, its probability is at least this and the roll "
+                    "has at most agreeing_max_dice dice; 0: off")
+    agreeing_max_dice: int = Field(2, ge=1, le=10,
+                                   description="the most dice a roll may have for "
+                                               "agreeing_confidence to apply")
+
     def tilt_line(self, cocked_counts: bool) -> float:
         """The tilt probability from which a die is cocked, in a game where a cocked die
         counts (623a.9(b), 675a.4(c)) or is a no roll (668a.3(h))."""
@@ -531,9 +546,22 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                                       f"cocked die (tilt p={dice.tilt[i]:.2f}) counts as "
                                       f"{int(dice.face[i])}, the face most nearly up"))
         if dice.confidence[i] < cfg.min_confidence:
-            reasons.append(Reason("low_confidence", REVIEW, sec["dispute"], (i,),
-                                  f"face {int(dice.face[i])} read at p={dice.confidence[i]:.3f}"))
+            if _agreeing(dice, i, profile, cfg):
+                reasons.append(Reason("low_confidence_agreed", VALID, sec["dispute"], (i,),
+                                      f"face {int(dice.face[i])} read at "
+                                      f"p={dice.confidence[i]:.3f}, the pip layout agrees"))
+            else:
+                reasons.append(Reason("low_confidence", REVIEW, sec["dispute"], (i,),
+                                      f"face {int(dice.face[i])} read at "
+                                      f"p={dice.confidence[i]:.3f}"))
         if dice.pip_face[i] != dice.face[i]:
             reasons.append(Reason("readings_disagree", REVIEW, sec["dispute"], (i,),
                                   f"classifier reads {int(dice.face[i])}, pips count "
                                   f"{int(dice.pip_face[i]) or 'unreadable'}"))
+
+
+def _agreeing(dice: Dice, i: int, profile: GameProfile, cfg: VerdictConfig) -> bool:
+    """A face under the confidence line that still counts (rule 46, `agreeing_confidence`)."""
+    return bool(cfg.agreeing_confidence > 0 and profile.expected <= cfg.agreeing_max_dice
+                and dice.face[i] != 1 and dice.pip_face[i] == dice.face[i]
+                and dice.confidence[i] >= cfg.agreeing_confidence)

@@ -1,0 +1,83 @@
+"""A face under the confidence line that the pip layout reads the same (rule 46,
+`VerdictConfig.agreeing_confidence`, docs/verdicts.md). A face the camera cannot read with
+confidence is a dispute for a person (623a.9(c), 668a.3(h), 675a.4(d)); with the floor on, in a
+roll of at most two dice, a face of at least the floor, not a 1, that the independent pip
+reading agrees with counts, and the verdict records it. Everything else stays a review."""
+
+from __future__ import annotations
+
+import pytest
+
+from dicecall.vision.profiles import profile
+from dicecall.vision.verdict import NO_ROLL, REVIEW, VALID, VerdictConfig, verdict
+
+from .test_verdict import CRAPS, HIGH, PROPS, TWO, ZONES, dice
+
+ON = VerdictConfig(agreeing_confidence=0.9)
+
+
+def _reasons(v) -> dict[str, tuple[str, str, tuple[int, ...]]]:
+    return {r.code: (r.status, r.section, r.dice) for r in v.reasons}
+
+
+@pytest.mark.parametrize("game, section", [(CRAPS, "623a.9(c)"), (PROPS, "668a.3(h)")])
+def test_an_agreeing_face_over_the_floor_counts_and_is_recorded(game, section):
+    v = verdict(dice(TWO[0], (200, 120, 5, {"p": 0.93})), profile(game), ZONES, ON)
+    assert v.status == VALID
+    assert sorted(v.faces) == [3, 5]
+    assert _reasons(v) == {"low_confidence_agreed": (VALID, section, (1,))}
+    assert "p=0.930" in v.reasons[0].detail
+
+
+@pytest.mark.parametrize("p, status", [(0.9, VALID), (0.8999, REVIEW), (0.5, REVIEW)])
+def test_the_floor_is_inclusive_623a_9_c(p, status):
+    v = verdict(dice(TWO[0], (200, 120, 5, {"p": p})), profile(CRAPS), ZONES, ON)
+    assert v.status == status
+    if status == REVIEW:
+        assert _reasons(v)["low_confidence"] == (REVIEW, "623a.9(c)", (1,))
+
+
+def test_off_by_default_a_low_face_is_a_review():
+    v = verdict(dice(TWO[0], (200, 120, 5, {"p": 0.97})), profile(CRAPS), ZONES)
+    assert v.status == REVIEW and "low_confidence" in _reasons(v)
+
+
+def test_a_one_never_counts_under_the_line_623a_9_c():
+    """A lone blob is what a die seen in part, or a tiny one, shows."""
+    v = verdict(dice(TWO[0], (200, 120, 1, {"p": 0.97})), profile(CRAPS), ZONES, ON)
+    assert v.status == REVIEW and "low_confidence" in _reasons(v)
+
+
+@pytest.mark.parametrize("pips", [4, 0])
+def test_pips_that_disagree_or_cannot_be_read_hold_it_623a_9_c(pips):
+    v = verdict(dice(TWO[0], (200, 120, 5, {"p": 0.95, "pips": pips})), profile(CRAPS),
+                ZONES, ON)
+    assert v.status == REVIEW
+    assert {"low_confidence", "readings_disagree"} <= set(_reasons(v))
+
+
+def test_not_in_a_ten_dice_throw_675a_4_d():
+    """Among ten dice a doubtful face was the only sign left of a die on a die."""
+    ten = [(30 * k + 10, 50, 2, {"p": 0.95} if k == 3 else {}) for k in range(10)]
+    v = verdict(dice(*ten), profile(HIGH), ZONES, ON)
+    assert v.status == REVIEW and _reasons(v)["low_confidence"][:2] == (REVIEW, "675a.4(d)")
+    wide = VerdictConfig(agreeing_confidence=0.9, agreeing_max_dice=10)
+    assert verdict(dice(*ten), profile(HIGH), ZONES, wide).status == VALID
+
+
+def test_an_extra_roll_of_two_dice_counts_675a_4_d():
+    v = verdict(dice((100, 100, 4), (200, 120, 6, {"p": 0.95})), profile(HIGH, 2), ZONES, ON)
+    assert v.status == VALID and "low_confidence_agreed" in _reasons(v)
+
+
+def test_it_never_lifts_a_no_roll_623a_8_b():
+    v = verdict(dice((100, 100, 3, {"p": 0.95}), (110, 105, 6, {"stacked": 0.8})),
+                profile(CRAPS), ZONES, ON)
+    assert v.status == NO_ROLL and "die_on_die" in _reasons(v)
+
+
+def test_the_config_refuses_a_floor_out_of_range():
+    with pytest.raises(ValueError):
+        VerdictConfig(agreeing_confidence=1.5)
+    with pytest.raises(ValueError):
+        VerdictConfig(agreeing_max_dice=0)
