@@ -205,8 +205,10 @@ class VerdictConfig(BaseModel):
     # shows: the wrong agreeing faces there were all 1s). Not in larger rolls: in ten-dice
     # High Roll throws a doubtful face was the only hold on two stacked rolls and a void,
     # the die beneath or the leaning die read sure (FRESH74, FRESH81).
+    # On since rule 46 met its judge (FRESH82, seeds 17901-17903): Craps and Props & Hops
+    # good rolls valid +1.70 points, nothing more let through, no wrong face more.
     agreeing_confidence: float = Field(
-        0.0, ge=0.0, le=1.0,
+        0.9, ge=0.0, le=1.0,
         description="a face read under min_confidence still counts when the pip reading "
                     "agrees, it is not a 1, its probability is at least this and the roll "
                     "has at most agreeing_max_dice dice; 0: off")

@@ -37,8 +37,10 @@ def test_the_floor_is_inclusive_623a_9_c(p, status):
         assert _reasons(v)["low_confidence"] == (REVIEW, "623a.9(c)", (1,))
 
 
-def test_off_by_default_a_low_face_is_a_review():
-    v = verdict(dice(TWO[0], (200, 120, 5, {"p": 0.97})), profile(CRAPS), ZONES)
+def test_on_by_default_since_rule_46_and_off_at_0():
+    two = dice(TWO[0], (200, 120, 5, {"p": 0.97}))
+    assert verdict(two, profile(CRAPS), ZONES).status == VALID
+    v = verdict(two, profile(CRAPS), ZONES, VerdictConfig(agreeing_confidence=0.0))
     assert v.status == REVIEW and "low_confidence" in _reasons(v)
 
 

@@ -18,7 +18,9 @@ from dicecall.vision.verdict import NO_ROLL, REVIEW, VALID, VerdictConfig, verdi
 
 from .test_verdict import ZONES, dice
 
-ON, OFF = VerdictConfig(call_stands_floor=0.01), VerdictConfig()
+# Rule 46's agreeing face (two-dice rolls) off, so these judge the call alone.
+ON = VerdictConfig(call_stands_floor=0.01, agreeing_confidence=0.0)
+OFF = VerdictConfig(agreeing_confidence=0.0)
 HIGH, SIX = "high-roll-dice", "high-roll-dice-6"
 # Four 5s, three 6s, two 1s and a 4 (675a.4(e)'s example): the call is four 5s.
 FACES = (5, 5, 5, 5, 6, 6, 6, 1, 1, 4)
