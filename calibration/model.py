@@ -63,6 +63,39 @@ def acceptable(samples: Samples, read: np.ndarray, rule: str) -> np.ndarray:
     return samples.pip_face == read
 
 
+def _agreeing_floor(fit: Samples, read: np.ndarray, conf: np.ndarray, ok: np.ndarray,
+                    acc: AcceptResult, base: VerdictConfig, rule: str, target: float,
+                    confidence: float, notes: list[str]) -> float:
+    """The table's `agreeing_confidence`: the committed floor where this table's reads
+    certify it, else 0 (off).
+
+    Rule 46 (docs/verdicts.md) counts a face under `min_confidence` when its pips agree, it is
+    not a 1 and it reaches the floor. The error bound certified for `min_confidence` covers
+    only the reads over that line, so the floor's reads are put to the same test, after it
+    and only if it passed (fixed-sequence testing): the fit half's reads the verdict would
+    accept with the floor, wrong ones counted, upper bound at most `target`.
+    """
+    floor = base.agreeing_confidence
+    if floor <= 0 or floor >= acc.threshold:
+        return floor  # off, or it accepts nothing the certified line does not
+    if rule != RULE_PIPS:
+        notes.append("agreeing_confidence off (0): without pip readings the reads rule 46 "
+                     "would add cannot be told from the rest")
+        return 0.0
+    taken = ok & ((conf >= acc.threshold) | ((conf >= floor) & (read != 1)))
+    n, wrong = int(taken.sum()), int((read[taken] != fit.face[taken]).sum())
+    upper = clopper_pearson_upper(wrong, n, confidence)
+    if acc.certified and upper <= target:
+        notes.append(f"agreeing_confidence {floor}: with its reads, {wrong} of {n} accepted "
+                     f"fit reads wrong, upper {upper:.2e} (certified for {target:g})")
+        return floor
+    notes.append(f"agreeing_confidence off (0): with the reads rule 46 would add, {wrong} of "
+                 f"{n} accepted fit reads are wrong, upper {upper:.2e} over the target "
+                 f"{target:g}" + ("" if acc.certified else ", and min_confidence is not "
+                                  "certified"))
+    return 0.0
+
+
 def _flag(fit: Samples, held: Samples, which: str, max_false: float, default: float,
           notes: list[str], min_recall: float | None = None
           ) -> tuple[float, FlagResult | None, dict]:
@@ -162,8 +195,10 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
                                   min_cocked_recall)
     stk_t, stk, stk_ev = _flag(fit, held, "stacked", max_false_flag, base.stacked_threshold,
                                notes)
+    agreeing = _agreeing_floor(fit, read, conf, ok, acc, base, rule, target, confidence, notes)
     verdict = VerdictConfig(**{**base.model_dump(), "min_confidence": acc.threshold,
-                               "tilt_threshold": tilt_t, "stacked_threshold": stk_t})
+                               "tilt_threshold": tilt_t, "stacked_threshold": stk_t,
+                               "agreeing_confidence": agreeing})
     evidence = Evidence(
         source=source, reader_sha256=reader_sha256, detector_sha256=detector_sha256,
         dice_fit=len(fit), dice_heldout=len(held),

@@ -106,7 +106,13 @@ def _no_looser(path: Path, prof: ModelProfile) -> None:
     have, base = prof.verdict.model_dump(), VerdictConfig().model_dump()
     looser = [f"{k} {have[k]} (committed {base[k]})" for k in _LOWERED if have[k] > base[k]]
     looser += [f"{k} {have[k]} (committed {v})" for k, v in base.items()
-               if k not in (*_LOWERED, "min_confidence") and have[k] != v]
+               if k not in (*_LOWERED, "min_confidence", "agreeing_confidence")
+               and have[k] != v]
+    # Rule 46's floor: 0 turns it off and a higher one takes fewer faces, both stricter.
+    if 0 < have["agreeing_confidence"] < base["agreeing_confidence"] \
+            or (have["agreeing_confidence"] > 0 and base["agreeing_confidence"] == 0):
+        looser.append(f"agreeing_confidence {have['agreeing_confidence']} (committed "
+                      f"{base['agreeing_confidence']})")
     if have["min_confidence"] < base["min_confidence"] and not prof.evidence.certified:
         looser.append(f"min_confidence {have['min_confidence']} below the committed "
                       f"{base['min_confidence']} without a certified error bound")

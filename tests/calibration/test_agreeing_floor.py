@@ -1,0 +1,112 @@
+"""A table's profile keeps rule 46's agreeing floor only where its own reads certify it.
+
+`min_confidence` is certified on a table's labelled dice (the error rate among the reads the
+verdict accepts, upper bound under the target). Rule 46 (`VerdictConfig.agreeing_confidence`,
+docs/verdicts.md) accepts more reads: a face under the line, not a 1, with its pips agreeing,
+at the floor or over. `calibrate model` puts those reads to the same test, else writes the
+floor as 0 (off), and a profile may not lower the floor by hand."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from dicecall.calibration import CalibrationError
+from dicecall.calibration.fit import AcceptResult
+from dicecall.calibration.model import _agreeing_floor, calibrate_samples
+from dicecall.calibration.profile import RULE_CONF, RULE_PIPS, load_profile
+from dicecall.calibration.scores import Samples, synthetic_samples
+from dicecall.vision.verdict import VerdictConfig
+
+N = 40_000  # enough error-free reads to certify 1e-4 at 95 % (about 30,000)
+BASE = VerdictConfig()  # the committed floor, 0.9
+
+
+def _accept(threshold: float, certified: bool = True) -> AcceptResult:
+    return AcceptResult(threshold=threshold, certified=certified, accepted=N, errors=0,
+                        upper=7.5e-5, needed=29_956, grid=np.zeros(0), n=np.zeros(0),
+                        k=np.zeros(0), ucb=np.zeros(0))
+
+
+def _reads(wrong_band_faces: tuple[int, ...]):
+    """N reads over the line (right) and 2,000 in the band [0.9, 0.97) between the floor and
+    a line of 0.97: faces 1-6, pips agreeing; the band's reads of `wrong_band_faces` wrong."""
+    n_band = 2_000
+    face = np.tile(np.arange(1, 7), (N + n_band) // 6 + 1)[:N + n_band].astype(np.int8)
+    read = face.copy()
+    conf = np.concatenate([np.full(N, 0.995), np.linspace(0.9, 0.969, n_band)])
+    band = np.arange(len(face)) >= N
+    pick = band & np.isin(read, wrong_band_faces)
+    wrong = pick & (np.cumsum(pick) % 20 == 1)  # one in 20 of them
+    face = np.where(wrong, face % 6 + 1, face).astype(np.int8)
+    ok = np.ones(len(face), bool)  # pips agree with the read everywhere
+    fit = Samples(logits=np.zeros((len(face), 6), np.float32), face=face,
+                  tilt=np.zeros(len(face)), stacked=np.zeros(len(face)),
+                  cocked_label=np.full(len(face), -1), stacked_label=np.full(len(face), -1),
+                  group=np.arange(len(face)), pip_face=read)
+    return fit, read, conf, ok, int(wrong.sum())
+
+
+def test_kept_where_only_ones_are_wrong_in_its_band():
+    """A lone pip is what the floor never takes (rule 46): errors there do not count."""
+    fit, read, conf, ok, wrong = _reads((1,))
+    assert wrong > 0
+    notes: list[str] = []
+    assert _agreeing_floor(fit, read, conf, ok, _accept(0.97), BASE, RULE_PIPS, 1e-4, 0.95,
+                           notes) == BASE.agreeing_confidence
+    assert "0 of" in notes[0] and "certified" in notes[0]
+
+
+def test_off_where_its_reads_break_the_bound():
+    fit, read, conf, ok, wrong = _reads((4,))
+    notes: list[str] = []
+    assert _agreeing_floor(fit, read, conf, ok, _accept(0.97), BASE, RULE_PIPS, 1e-4, 0.95,
+                           notes) == 0.0
+    assert f"{wrong} of" in notes[0] and "off (0)" in notes[0]
+
+
+def test_off_without_a_certified_line_or_without_pips():
+    fit, read, conf, ok, _ = _reads(())
+    for accept, rule in ((_accept(0.97, certified=False), RULE_PIPS), (_accept(0.97), RULE_CONF)):
+        notes: list[str] = []
+        assert _agreeing_floor(fit, read, conf, ok, accept, BASE, rule, 1e-4, 0.95, notes) == 0
+        assert "off (0)" in notes[0]
+
+
+def test_kept_as_is_when_the_line_is_under_it_or_off():
+    fit, read, conf, ok, _ = _reads((4,))
+    assert _agreeing_floor(fit, read, conf, ok, _accept(0.8), BASE, RULE_PIPS, 1e-4, 0.95,
+                           []) == BASE.agreeing_confidence
+    off = VerdictConfig(agreeing_confidence=0.0)
+    assert _agreeing_floor(fit, read, conf, ok, _accept(0.97), off, RULE_PIPS, 1e-4, 0.95,
+                           []) == 0.0
+
+
+def test_a_fit_on_too_few_dice_writes_it_off_and_loads(tmp_path):
+    cal = calibrate_samples(synthetic_samples(4000, 2.0, 0, pip_error=0.02), "synthetic")
+    assert not cal.profile.evidence.certified
+    assert cal.profile.verdict.agreeing_confidence == 0.0
+    assert any(n.startswith("agreeing_confidence off") for n in cal.profile.evidence.notes)
+    path = tmp_path / "p.json"
+    cal.profile.save(path)
+    assert load_profile(path)[1].agreeing_confidence == 0.0
+
+
+@pytest.mark.parametrize("floor, refused", [(0.5, True), (0.9, False), (0.95, False),
+                                            (0.0, False)])
+def test_a_floor_lowered_by_hand_is_refused(tmp_path, floor, refused):
+    blind = synthetic_samples(4000, 2.0, 0)
+    profile = calibrate_samples(Samples(**{f.name: getattr(blind, f.name)
+                                           for f in fields(Samples)}), "synthetic").profile
+    data = json.loads(profile.model_dump_json())
+    data["verdict"]["agreeing_confidence"] = floor
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    if refused:
+        with pytest.raises(CalibrationError, match=r"agreeing_confidence 0\.5"):
+            load_profile(path)
+    else:
+        assert load_profile(path)[1].agreeing_confidence == floor
