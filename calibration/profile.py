@@ -17,7 +17,9 @@ from . import CalibrationError
 # 2: evidence records the accept rule and the reads left out for disagreeing pips (version 1
 # profiles still load; they were fitted under the "confidence" rule).
 # 3: the reader's views per crop the values were fitted on (earlier profiles: one view).
-PROFILE_VERSION = 3
+# 4: the verdict's agreeing floor (rule 46) was put to the fit's test; earlier profiles
+# never tested the reads it adds, so they load with it off.
+PROFILE_VERSION = 4
 # Evidence.accept_rule: the reads the min_confidence error bound is certified on.
 RULE_PIPS, RULE_CONF = "confidence_and_pips", "confidence"
 
@@ -162,4 +164,6 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
     views = prof.reader.views or (1 if prof.profile_version < 3 else base.views)
     cfg = ReaderConfig(**{**base.model_dump(), "temperature": prof.reader.temperature,
                           "views": views})
-    return cfg, prof.verdict
+    verdict = prof.verdict if prof.profile_version >= 4 else \
+        prof.verdict.model_copy(update={"agreeing_confidence": 0.0})
+    return cfg, verdict

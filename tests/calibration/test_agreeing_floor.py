@@ -110,3 +110,18 @@ def test_a_floor_lowered_by_hand_is_refused(tmp_path, floor, refused):
             load_profile(path)
     else:
         assert load_profile(path)[1].agreeing_confidence == floor
+
+
+def test_a_profile_from_before_the_floor_loads_with_it_off(tmp_path):
+    """Version 3 profiles certified min_confidence alone; the reads the floor adds were
+    never put to their test."""
+    profile = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic").profile
+    data = json.loads(profile.model_dump_json())
+    data["profile_version"] = 3
+    data["verdict"]["agreeing_confidence"] = 0.9
+    path = tmp_path / "v3.json"
+    path.write_text(json.dumps(data))
+    assert load_profile(path)[1].agreeing_confidence == 0.0
+    data["profile_version"] = 4
+    path.write_text(json.dumps(data))
+    assert load_profile(path)[1].agreeing_confidence == 0.9
