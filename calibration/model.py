@@ -196,6 +196,7 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
     stk_t, stk, stk_ev = _flag(fit, held, "stacked", max_false_flag, base.stacked_threshold,
                                notes)
     agreeing = _agreeing_floor(fit, read, conf, ok, acc, base, rule, target, confidence, notes)
+    agreeing_certified = agreeing > 0 and acc.certified
     verdict = VerdictConfig(**{**base.model_dump(), "min_confidence": acc.threshold,
                                "tilt_threshold": tilt_t, "stacked_threshold": stk_t,
                                "agreeing_confidence": agreeing})
@@ -208,7 +209,7 @@ def calibrate_samples(samples: Samples, source: str, target: float = 1e-4,
         heldout_accepted=int(ok_h.sum()), heldout_errors=err_h,
         heldout_upper=clopper_pearson_upper(err_h, int(ok_h.sum()), confidence),
         nll_before=nll(held.logits, held.face, 1.0), nll_after=nll(held.logits, held.face, temp),
-        tilt=tilt_ev, stacked=stk_ev, notes=notes)
+        tilt=tilt_ev, stacked=stk_ev, agreeing_certified=agreeing_certified, notes=notes)
     profile = ModelProfile(reader=ReaderCalibration(temperature=round(temp, 6), views=views),
                            verdict=verdict, evidence=evidence)
     return Calibration(profile, fit, held, acc, tilt, stk)

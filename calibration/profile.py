@@ -69,6 +69,10 @@ class Evidence(BaseModel):
     nll_after: float = Field(ge=0, description="held-out NLL at the fitted temperature, nats")
     tilt: dict = Field(default_factory=dict, description="cocked flag rates, fit and held out")
     stacked: dict = Field(default_factory=dict, description="die-on-die flag rates")
+    agreeing_certified: bool = Field(
+        False, description="the fit tested the reads rule 46's agreeing floor adds and they "
+                           "met the target (or the floor adds none); without it a profile "
+                           "may not turn the floor on")
     notes: list[str] = Field(default_factory=list, description="warnings a person must read")
 
 
@@ -110,11 +114,15 @@ def _no_looser(path: Path, prof: ModelProfile) -> None:
     looser += [f"{k} {have[k]} (committed {v})" for k, v in base.items()
                if k not in (*_LOWERED, "min_confidence", "agreeing_confidence")
                and have[k] != v]
-    # Rule 46's floor: 0 turns it off and a higher one takes fewer faces, both stricter.
-    if 0 < have["agreeing_confidence"] < base["agreeing_confidence"] \
-            or (have["agreeing_confidence"] > 0 and base["agreeing_confidence"] == 0):
-        looser.append(f"agreeing_confidence {have['agreeing_confidence']} (committed "
-                      f"{base['agreeing_confidence']})")
+    # Rule 46's floor: 0 turns it off and a higher one takes fewer faces, both stricter; on,
+    # under the profile's own confidence line, it needs the fit's test of its reads.
+    floor = have["agreeing_confidence"]
+    if 0 < floor < base["agreeing_confidence"] or (floor > 0 and base["agreeing_confidence"] == 0):
+        looser.append(f"agreeing_confidence {floor} (committed {base['agreeing_confidence']})")
+    elif 0 < floor < have["min_confidence"] and not prof.evidence.agreeing_certified \
+            and prof.profile_version >= 4:  # earlier ones load with the floor off
+        looser.append(f"agreeing_confidence {floor} under min_confidence "
+                      f"{have['min_confidence']} without the fit's test of its reads")
     if have["min_confidence"] < base["min_confidence"] and not prof.evidence.certified:
         looser.append(f"min_confidence {have['min_confidence']} below the committed "
                       f"{base['min_confidence']} without a certified error bound")

@@ -9,7 +9,6 @@ floor as 0 (off), and a profile may not lower the floor by hand."""
 from __future__ import annotations
 
 import json
-from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -95,21 +94,32 @@ def test_a_fit_on_too_few_dice_writes_it_off_and_loads(tmp_path):
     assert load_profile(path)[1].agreeing_confidence == 0.0
 
 
-@pytest.mark.parametrize("floor, refused", [(0.5, True), (0.9, False), (0.95, False),
-                                            (0.0, False)])
-def test_a_floor_lowered_by_hand_is_refused(tmp_path, floor, refused):
-    blind = synthetic_samples(4000, 2.0, 0)
-    profile = calibrate_samples(Samples(**{f.name: getattr(blind, f.name)
-                                           for f in fields(Samples)}), "synthetic").profile
+@pytest.mark.parametrize("floor, refused", [
+    (0.5, r"agreeing_confidence 0\.5 \(committed 0\.9\)"),  # lowered
+    (0.9, "without the fit's test"),  # turned back on where the fit turned it off
+    (0.95, "without the fit's test"),
+    (0.0, None),  # off is stricter
+])
+def test_a_floor_set_by_hand_is_refused(tmp_path, floor, refused):
+    profile = calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic").profile
+    assert profile.verdict.agreeing_confidence == 0.0
+    assert not profile.evidence.agreeing_certified
     data = json.loads(profile.model_dump_json())
     data["verdict"]["agreeing_confidence"] = floor
     path = tmp_path / "p.json"
     path.write_text(json.dumps(data))
     if refused:
-        with pytest.raises(CalibrationError, match=r"agreeing_confidence 0\.5"):
+        with pytest.raises(CalibrationError, match=refused):
             load_profile(path)
     else:
         assert load_profile(path)[1].agreeing_confidence == floor
+
+
+def test_a_fit_that_tested_the_floor_keeps_it_on():
+    """120,000 dice with pips: min_confidence certified under the floor, which adds nothing."""
+    cal = calibrate_samples(synthetic_samples(120_000, 1.8, 5, pip_error=0.02), "synthetic")
+    assert cal.profile.evidence.certified and cal.profile.evidence.agreeing_certified
+    assert cal.profile.verdict.agreeing_confidence == BASE.agreeing_confidence
 
 
 def test_a_profile_from_before_the_floor_loads_with_it_off(tmp_path):
@@ -123,5 +133,6 @@ def test_a_profile_from_before_the_floor_loads_with_it_off(tmp_path):
     path.write_text(json.dumps(data))
     assert load_profile(path)[1].agreeing_confidence == 0.0
     data["profile_version"] = 4
+    data["evidence"]["agreeing_certified"] = True  # as the fit writes it when tested
     path.write_text(json.dumps(data))
     assert load_profile(path)[1].agreeing_confidence == 0.9
