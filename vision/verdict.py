@@ -71,6 +71,15 @@ class VerdictConfig(BaseModel):
     void_faces_review: bool = Field(
         False, description="a void read from the two best faces alone, not the up margin, is "
                            "held for review instead of called a no roll")
+    # Rule 47 (session 48, docs/verdicts.md): rule 44's review only where the up margin
+    # itself reads the die off any edge. On the spent suites most face-only voids of good
+    # rolls were dice lying flat (true tilt median 0) whose margin read 43.5 degrees at the
+    # median, where the true voids' read 18.8.
+    void_faces_margin: float = Field(
+        0.0, ge=0.0, le=45.0,
+        description="a void read from the two best faces alone on a die whose up margin "
+                    "reads at least this many degrees is held for review (void_doubt) "
+                    "instead of called a no roll; 0: off")
     stacked_threshold: float = Field(0.7, gt=0.0, lt=1.0,
                                      description="stacked probability = die on die")
     void_margin: float = Field(0.35, ge=0.0, le=1.0,
@@ -525,7 +534,9 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                 reasons.append(Reason("cocked", NO_ROLL, sec["cocked"], (i,),
                                       "die not flat on the bottom of the shaker"))
                 continue
-            elif not void and probs[0] - probs[1] < cfg.void_margin and cfg.void_faces_review:
+            elif not void and probs[0] - probs[1] < cfg.void_margin and (
+                    cfg.void_faces_review
+                    or 0 < cfg.void_faces_margin <= margin):  # NaN: never
                 reasons.append(Reason("void_doubt", REVIEW, sec["dispute"], (i,),
                                       f"cocked die read as {int(dice.face[i])} at "
                                       f"p={probs[0]:.2f} and another face at {probs[1]:.2f}: "

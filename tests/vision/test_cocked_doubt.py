@@ -92,3 +92,33 @@ def test_a_void_read_from_the_faces_alone_can_be_held_for_review(game):
 
 def test_the_void_switch_is_off_by_default():
     assert not VerdictConfig().void_faces_review
+
+
+@pytest.mark.parametrize("game", [CRAPS, HIGH])
+@pytest.mark.parametrize("margin, status, code", [
+    (45.0, REVIEW, "void_doubt"),     # the margin reads the die flat: hard to read, not void
+    (40.0, REVIEW, "void_doubt"),     # on the line
+    (39.9, NO_ROLL, "cocked_void"),   # near an edge: the faces' void stands, 623a.9(b)
+    (4.0, NO_ROLL, "cocked_void"),    # on an edge: a void from the margin itself
+    (float("nan"), NO_ROLL, "cocked_void"),  # a reader without the margin: as before
+])
+def test_a_face_only_void_the_margin_reads_off_any_edge_is_a_review(game, margin, status, code):
+    """Rule 47 (`void_faces_margin`): the review of rule 44 only where the up margin itself
+    reads the die off any edge (the dispute section, 623a.9(c), 675a.4(d))."""
+    rest = [] if game == CRAPS else [(40 * k + 20, 200, 2) for k in range(8)]
+    die = (200, 120, 5, {"tilt": 0.9, "p": 0.55, "second": 3, "margin": margin})
+    v = verdict(dice(TWO[0], die, *rest), profile(game), ZONES,
+                VerdictConfig(void_faces_margin=40.0))
+    assert v.status == status
+    sec = profile(game).sections["dispute" if status == REVIEW else "void"]
+    assert _codes(v)[code] == (status, sec)
+    off = verdict(dice(TWO[0], die, *rest), profile(game), ZONES,
+                  VerdictConfig(void_faces_margin=0.0))
+    assert off.status == NO_ROLL and "cocked_void" in _codes(off)
+
+
+def test_the_margin_line_never_lifts_a_props_and_hops_no_roll():
+    """In Props & Hops a cocked die is a no roll whatever its faces (668a.3(h))."""
+    die = (200, 120, 5, {"tilt": 0.9, "p": 0.55, "second": 3, "margin": 45.0})
+    v = verdict(dice(TWO[0], die), profile(PROPS), ZONES, VerdictConfig(void_faces_margin=40.0))
+    assert v.status == NO_ROLL and "cocked" in _codes(v)
