@@ -74,9 +74,11 @@ class VerdictConfig(BaseModel):
     # Rule 47 (session 48, docs/verdicts.md): rule 44's review only where the up margin
     # itself reads the die off any edge. On the spent suites most face-only voids of good
     # rolls were dice lying flat (true tilt median 0) whose margin read 43.5 degrees at the
-    # median, where the true voids' read 18.8.
+    # median, where the true voids' read 18.8. On since it met its judge (FRESH83, seeds
+    # 18001-18003): good Craps and High Roll rolls called off 31 -> 24, unsafe ones called
+    # off 750 -> 747 (to review), nothing else moved.
     void_faces_margin: float = Field(
-        0.0, ge=0.0, le=45.0,
+        40.0, ge=0.0, le=45.0,
         description="a void read from the two best faces alone on a die whose up margin "
                     "reads at least this many degrees is held for review (void_doubt) "
                     "instead of called a no roll; 0: off")

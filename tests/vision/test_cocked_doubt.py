@@ -81,7 +81,8 @@ def test_a_void_read_from_the_faces_alone_can_be_held_for_review(game):
     whose up margin says it is on an edge is a void as before (623a.9(b), 675a.4(c))."""
     rest = [] if game == CRAPS else [(40 * k + 20, 200, 2) for k in range(8)]
     on = VerdictConfig(void_faces_review=True)
-    off = verdict(dice(*VOID_BY_FACES, *rest), profile(game), ZONES)
+    off = verdict(dice(*VOID_BY_FACES, *rest), profile(game), ZONES,
+                  VerdictConfig(void_faces_margin=0.0))
     assert off.status == NO_ROLL and "cocked_void" in _codes(off)
     v = verdict(dice(*VOID_BY_FACES, *rest), profile(game), ZONES, on)
     assert v.status == REVIEW
@@ -90,8 +91,9 @@ def test_a_void_read_from_the_faces_alone_can_be_held_for_review(game):
     assert v.status == NO_ROLL and "cocked_void" in _codes(v)
 
 
-def test_the_void_switch_is_off_by_default():
+def test_the_void_switch_is_off_by_default_and_the_margin_line_on():
     assert not VerdictConfig().void_faces_review
+    assert VerdictConfig().void_faces_margin == 40.0  # rule 47, met on FRESH83
 
 
 @pytest.mark.parametrize("game", [CRAPS, HIGH])
