@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicecall.vision.verdict import VerdictConfig
+from dicecall.vision.verdict import VerdictConfig, agreeing_faces
 
 from . import CalibrationError
 from .fit import (
@@ -82,7 +82,8 @@ def _agreeing_floor(fit: Samples, read: np.ndarray, conf: np.ndarray, ok: np.nda
         notes.append("agreeing_confidence off (0): without pip readings the reads rule 46 "
                      "would add cannot be told from the rest")
         return 0.0
-    taken = ok & ((conf >= acc.threshold) | ((conf >= floor) & (read != 1)))
+    # `ok`: the pips agree (RULE_PIPS); the verdict takes the line's reads and the floor's.
+    taken = ok & ((conf >= acc.threshold) | agreeing_faces(read, fit.pip_face, conf, floor))
     n, wrong = int(taken.sum()), int((read[taken] != fit.face[taken]).sum())
     upper = clopper_pearson_upper(wrong, n, confidence)
     if acc.certified and upper <= target:

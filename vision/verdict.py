@@ -16,8 +16,8 @@ from .dice import Dice
 from .profiles import GameProfile, Zones, edge_distance, inside
 from .verdict_config import VerdictConfig
 
-__all__ = ["NO_ROLL", "REVIEW", "VALID", "Reason", "RollVerdict", "VerdictConfig", "thrown",
-           "verdict"]
+__all__ = ["NO_ROLL", "REVIEW", "VALID", "Reason", "RollVerdict", "VerdictConfig",
+           "agreeing_faces", "thrown", "verdict"]
 
 VALID, NO_ROLL, REVIEW = "valid", "no_roll", "needs_review"
 _RANK = {VALID: 0, REVIEW: 1, NO_ROLL: 2}
@@ -364,8 +364,17 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                                   f"{int(dice.pip_face[i]) or 'unreadable'}"))
 
 
+def agreeing_faces(face: np.ndarray, pip_face: np.ndarray, confidence: np.ndarray,
+                   floor: float) -> np.ndarray:
+    """(N,) bool: faces rule 46 lets count under the confidence line, whatever the roll's
+    size: the pips agree, the face is not a 1 (a lone blob is what a die seen in part, or a
+    tiny one, shows) and its probability reaches `floor` (0: none). `calibrate model` tests
+    the same reads (calibration/model.py)."""
+    face, pip_face = np.asarray(face), np.asarray(pip_face)
+    return (floor > 0) & (face != 1) & (pip_face == face) & (np.asarray(confidence) >= floor)
+
+
 def _agreeing(dice: Dice, i: int, profile: GameProfile, cfg: VerdictConfig) -> bool:
     """A face under the confidence line that still counts (rule 46, `agreeing_confidence`)."""
-    return bool(cfg.agreeing_confidence > 0 and profile.expected <= cfg.agreeing_max_dice
-                and dice.face[i] != 1 and dice.pip_face[i] == dice.face[i]
-                and dice.confidence[i] >= cfg.agreeing_confidence)
+    return bool(profile.expected <= cfg.agreeing_max_dice and agreeing_faces(
+        dice.face[i], dice.pip_face[i], dice.confidence[i], cfg.agreeing_confidence))
