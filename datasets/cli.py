@@ -57,7 +57,8 @@ def generate(
         str, typer.Option(help="seen: the training styles; unseen: held-out styles no "
                                "training set draws, to judge the reader on new dice; random: "
                                "procedural styles of any colour beside the seen ones, to "
-                               "train on")
+                               "train on; dark: procedural near-black dice with bright "
+                               "pips beside the seen ones, to train on")
     ] = "seen",
 ) -> None:
     """Throws dice with pybullet, renders them and writes NAME.jpg + NAME.json pairs."""

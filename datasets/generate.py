@@ -60,7 +60,8 @@ class GenerateConfig(BaseModel):
     # of any colour beside the seen ones, to train on, kept apart from the held-out ones.
     styles: str = Field("seen", pattern=f"^({'|'.join(FAMILIES)})$",
                         description="seen: the training styles; unseen: the held-out ones; "
-                                    "random: procedural styles with the seen ones")
+                                    "random: procedural styles with the seen ones; dark: "
+                                    "procedural dark dice with the seen ones")
 
     @field_validator("force")
     @classmethod

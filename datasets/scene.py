@@ -162,7 +162,8 @@ def make_scene(
         force_probability: forced placements' probabilities replacing their natural ones
             (`placements.force`).
         styles: the family of the dice: "seen" (training), "unseen" (held out, for judging)
-            or "random" (procedural styles with the seen ones, `styles.sample_styles`).
+            "random" (procedural styles with the seen ones) or "dark" (procedural dark dice
+            with the seen ones; `styles.sample_styles`).
 
     Returns:
         (JPEG bytes, record with `image` left empty for the caller to name).

@@ -6,10 +6,13 @@ import numpy as np
 import pytest
 
 from dicecall.datasets.styles import (
+    DARK_BODY_MAX,
+    DARK_PIP_CONTRAST,
     HELD_OUT_MARGIN,
     PIP_CONTRAST,
     STYLES,
     UNSEEN_STYLES,
+    dark_style,
     random_style,
     sample_styles,
 )
@@ -66,6 +69,42 @@ def test_the_random_family_mixes_procedural_and_named_styles():
     assert 0.4 < share < 0.6 and set(names) - {"random"} <= set(STYLES)
     with pytest.raises(ValueError, match="style family"):
         sample_styles(rng, 2, family="other")
+
+
+def test_dark_dice_are_near_black_with_bright_pips_and_leave_gold_pips_held_out():
+    """The dark family teaches a black die whose pips are the brightest thing in it
+    (session 49); black with gold pips and the smoke die must still judge dice never
+    trained on."""
+    rng = np.random.default_rng(3)
+    drawn = [dark_style(rng) for _ in range(500)]
+    hues = set()
+    for d in drawn:
+        body, pip = np.array(d.body_bgr), np.array(d.pip_bgr)
+        assert body.max() <= DARK_BODY_MAX
+        assert pip.mean() - body.mean() >= DARK_PIP_CONTRAST - 1  # colours rounded to int
+        for u in UNSEEN_STYLES.values():
+            assert (np.abs(body - u.body_bgr).max() >= HELD_OUT_MARGIN - 1
+                    or np.abs(pip - u.pip_bgr).max() >= HELD_OUT_MARGIN - 1), u.name
+        hues.add(int(np.argmax(pip)))
+    gold = UNSEEN_STYLES["black-16-gold"]
+    assert not any(np.abs(np.subtract(d.body_bgr, gold.body_bgr)).max() < HELD_OUT_MARGIN - 1
+                   and np.abs(np.subtract(d.pip_bgr, gold.pip_bgr)).max() < HELD_OUT_MARGIN - 1
+                   for d in drawn)
+    assert hues == {0, 1, 2}  # blue, green and red pips all drawn
+
+
+def test_the_dark_family_mixes_dark_and_named_styles_and_leaves_the_others_alone():
+    rng = np.random.default_rng(4)
+    names = [sample_styles(rng, 2, family="dark")[0].name for _ in range(1000)]
+    share = names.count("dark") / len(names)
+    assert 0.4 < share < 0.6 and set(names) - {"dark"} <= set(STYLES)
+    # the random family draws as before the dark one existed (session 49's check against
+    # the file before it): the committed detectors were trained on its scenes
+    rng = np.random.default_rng(2)
+    drawn = [sample_styles(rng, 2, family="random")[0] for _ in range(8)]
+    assert [d.body_bgr if d.name == "random" else d.name for d in drawn] == [
+        (47, 88, 130), "yellow-16", (211, 127, 176), "casino-red-19-rounded", (141, 10, 75),
+        (53, 112, 77), (248, 154, 246), "white-12"]
 
 
 @pytest.mark.parametrize("bad", ["unknown", "", "UNSEEN"])
