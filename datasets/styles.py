@@ -224,8 +224,8 @@ HELD_OUT_MARGIN = 60.0
 # a die's pips must to be read at all.
 PIP_CONTRAST = 60.0
 # A dark procedural die: every body channel at most this (BGR 0-255), its pips at least
-# `DARK_PIP_CONTRAST` brighter in mean. Uniform colours make one random die in about
-# seventeen this dark, and the runtime without a game found and read the seen black die
+# `DARK_PIP_CONTRAST` brighter in mean. A uniform colour is this dark about one time in
+# 48, and the runtime without a game found and read the seen black die
 # (black-16) in the shaker 92.8 % right and black with gold pips 81.3 % (session 49).
 DARK_BODY_MAX = 70.0
 DARK_PIP_CONTRAST = 90.0
