@@ -301,6 +301,31 @@ def export(
     typer.echo(json.dumps(report, indent=1))
 
 
+def blend(
+    start: Annotated[Path, typer.Option(
+        "--start", help="The net the fine-tune started from: its checkpoint, or the ONNX "
+                        "file given to `train --init`.", exists=True, dir_okay=False)],
+    end: Annotated[Path, typer.Option(
+        "--end", help="The fine-tune's checkpoint (RUN/detector/last.pt or "
+                      "RUN/reader/last.pt).", exists=True, dir_okay=False)],
+    out: Annotated[Path, typer.Option(
+        "--out", help="A new run folder; the blend is its <stage>/last.pt, for "
+                      "`export --checkpoint last`.")],
+    alpha: Annotated[float, typer.Option(
+        "--alpha", min=0.0, max=1.0, help="Weight of the fine-tune: 0 the start, 1 the "
+                                          "fine-tune.")] = 0.5,
+) -> None:
+    """Blends a fine-tune with its start in weight space (WiSE-FT, models/blend.py): keeps
+    most of what the fine-tune learnt and much of what it cost elsewhere."""
+    from dicecall.models.blend import blend_run
+
+    try:
+        path = blend_run(start, end, alpha, out)
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo(f"blend alpha {alpha} written to {path}")
+
+
 def quantize(
     calib: Annotated[list[Path], typer.Option("--calib", help="Calibration folders for INT8.",
                                               callback=labelled_dirs)],
@@ -503,6 +528,6 @@ def register(app: typer.Typer) -> None:
     group = typer.Typer(
         help="Train, export, score and time the dice reader's models.", no_args_is_help=True
     )
-    for fn in (train, export, quantize, evaluate, sweep, bench, gallery, rebox):
+    for fn in (train, export, blend, quantize, evaluate, sweep, bench, gallery, rebox):
         group.command()(fn)
     app.add_typer(group, name="models")
