@@ -12,21 +12,23 @@ colour cancels. Lamps on the camera's mount, switched one frame each, cost a Pi 
 and a few frames of a still scene.
 
 Each scene of `dicecall datasets generate --scene shaker --seed SEED --force lean=P` is
-rendered five times: as generated (the room's light, read by the committed runtime as a
-Props & Hops table reads it), with its ambient light alone, and with the ambient and one of
-three lamps at `--elevation` degrees, 120 degrees apart, each frame with its own sensor
-noise. Per die (in the zone, not on another, at least 90 % visible), the body brightness of
-its top face (`face_means`) in each lamp's frame less the ambient frame
-gives rho x (n . l_k); solving the three gives the face's normal and its angle from the
-vertical. Prints the AUC of that angle and of the runtime's tilt, dice leaning 5-12 degrees
-and every cocked die against flat ones, and the share of flat dice flagged where the line
-catches 95 % and all of the shallow leans.
+rendered five times: as generated (the room's light, with its own sensor noise draw; read
+by the committed runtime as a Props & Hops table reads it), with its ambient light alone,
+and with the ambient and one of three lamps at `--elevation` degrees, 120 degrees apart,
+each frame with its own sensor noise. Per die (in the zone, not on another, at least 90 %
+visible), the body brightness of its top face (`face_means`) in each lamp's frame less the
+ambient frame gives rho x (n . l_k); solving the three gives the face's normal and its
+angle from the vertical. Prints, for every die, the opaque and the translucent ones, the
+AUC of that angle and of the runtime's tilt, dice leaning 5-12 degrees and every cocked die
+against flat ones, and the share of flat dice flagged where the line catches 95 % and all
+of the shallow leans.
 
 The renderer shades each face flat (Lambert plus a Blinn-Phong highlight, a constant for
 translucency): no rounded edges, no light scattered inside a translucent die, no light off
 the shaker's wall. So this bounds what lamps could give; it is no figure for a table.
 
-    python bench/probe_switched_lights.py --seed 5601 --count 600 --elevation 45 --out R.pkl
+    python bench/probe_switched_lights.py --seed 5601 --count 800 --lean 1 --elevation 45 \
+        --polarised --out R.pkl
 """
 
 from __future__ import annotations
@@ -63,8 +65,8 @@ def lamps(elevation_deg: float) -> np.ndarray:
 
 def render_passes(sim: Sim, seed: int, width: int, height: int, lean: float,
                   elevation: float, polarised: bool = False) -> tuple[list[np.ndarray], object]:
-    """The scene's frames: as generated (BGR), then in grey the lamps' ambient alone and
-    each lamp with it. Every pass draws the same scene (the same random draws) with its own
+    """The scene's frames, BGR: as generated, then the lamps' ambient alone and each lamp
+    with it. Every pass draws the same scene (the same random draws) with its own
     sensor noise; the lamps' passes are white and dim enough that a white die does not clip.
     `polarised`: the lamps' frames without the faces' highlights, as crossed polarisers on
     the lamps and the lens take them out (a highlight keeps the lamp's polarisation)."""
