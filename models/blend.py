@@ -50,13 +50,16 @@ def load_start(path: Path, stage: str) -> dict:
     """The start's weights: a checkpoint of `models train`, or the ONNX file the fine-tune
     was started from (`--init`), read back as the fine-tune read it."""
     if path.suffix == ".onnx":
-        if stage == "detector":
-            from dicecall.models.onnx_import import detector_from_onnx
+        from google.protobuf.message import DecodeError
 
-            return detector_from_onnx(path)[0].state_dict()
-        from dicecall.models.onnx_import import whole_reader_from_onnx
+        from dicecall.models.onnx_import import detector_from_onnx, whole_reader_from_onnx
 
-        return whole_reader_from_onnx(path).state_dict()
+        try:
+            net = (detector_from_onnx(path)[0] if stage == "detector"
+                   else whole_reader_from_onnx(path))
+        except DecodeError as exc:
+            raise ValueError(f"{path}: not an ONNX model ({exc})") from None
+        return net.state_dict()
     return _checkpoint(path)["model"]
 
 

@@ -99,8 +99,11 @@ def test_the_command_names_what_is_wrong_and_writes_nothing(tmp_path: Path) -> N
     junk = tmp_path / "ft" / "detector" / "junk.pt"
     junk.write_bytes(b"not a checkpoint")
     runner = CliRunner()
-    for end, message in ((loose, "detector/ or"), (junk, "not a checkpoint")):
-        res = runner.invoke(app, ["models", "blend", "--start", str(start), "--end", str(end),
+    bad_onnx = tmp_path / "start.onnx"
+    bad_onnx.write_bytes(b"not a model")
+    for first, end, message in ((start, loose, "detector/ or"), (start, junk, "not a checkpoint"),
+                                (bad_onnx, start, "not an ONNX model")):
+        res = runner.invoke(app, ["models", "blend", "--start", str(first), "--end", str(end),
                                   "--out", str(tmp_path / "b")])
         assert res.exit_code == 2 and message in res.output, res.output
     assert not (tmp_path / "b").exists()
