@@ -19,6 +19,8 @@ from pathlib import Path
 
 import torch
 
+from dicecall.models.export import _checkpoint
+
 STAGES = ("detector", "reader")
 
 
@@ -92,8 +94,3 @@ def blend_run(start: Path, end: Path, alpha: float, out: Path) -> Path:
                 "extra": {"blend": recipe["blend"]}}, path)
     return path
 
-
-def _checkpoint(path: Path) -> dict:
-    from dicecall.models.export import _checkpoint as read
-
-    return read(path)
