@@ -93,4 +93,3 @@ def blend_run(start: Path, end: Path, alpha: float, out: Path) -> Path:
     torch.save({"model": blended, "epoch": int(state["epoch"]), "best": float("nan"),
                 "extra": {"blend": recipe["blend"]}}, path)
     return path
-
