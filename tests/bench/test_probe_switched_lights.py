@@ -96,3 +96,23 @@ def test_flat_matte_dice_read_near_vertical_through_crossed_polarisers():
                 angles.append(probe.lamp_tilt(probe.face_means(frames[1:], d.top_corners), dirs))
     assert angles, "no flat opaque die in the three scenes"
     assert np.nanmedian(angles) < 3.0
+
+
+def _row(scene_i, tilt_deg, runtime, lamps_deg):
+    return {"scene": scene_i, "tilt_deg": tilt_deg, "cocked": tilt_deg > 5, "stacked": False,
+            "in_zone": True, "visible": 1.0, "style": "white-16", "runtime": runtime,
+            "lamps": lamps_deg}
+
+
+def test_a_roll_is_held_when_any_die_reads_at_the_line_that_catches_every_shallow_lean(capsys):
+    """Scene 0 leans a die 8 degrees (runtime 0.30, lamps 7.5: the lines); scene 1's flat
+    dice read under both lines; scene 2's flat die reads over the runtime's line only."""
+    rows = [_row(0, 8.0, 0.30, 7.5), _row(0, 0.0, 0.01, 0.2),
+            _row(1, 0.0, 0.05, 0.5), _row(1, 0.0, 0.10, 1.0),
+            _row(2, 0.0, 0.40, 0.3), _row(2, 0.0, 0.02, 0.4)]
+    probe.report_rolls(rows)
+    out = capsys.readouterr().out
+    assert "rolls: good 2, with a cocked die 1" in out
+    runtime, lamps = [line for line in out.splitlines() if "no die over the line" in line][:2]
+    assert "no die over the line 50.0 %" in runtime and "cocked die held 100.0 %" in runtime
+    assert "no die over the line 100.0 %" in lamps and "cocked die held 100.0 %" in lamps
