@@ -148,11 +148,17 @@ def collect(seed: int, count: int, width: int, height: int, lean: float,
     return rows
 
 
+def scored_dice(rows: list[dict]) -> list[dict]:
+    """The dice both readings score: in the zone, not on another, at least 90 % visible,
+    found by the runtime and read by the lamps."""
+    return [r for r in rows if r["in_zone"] and not r["stacked"] and r["visible"] >= 0.9
+            and np.isfinite(r["runtime"]) and np.isfinite(r["lamps"])]
+
+
 def report(rows: list[dict]) -> None:
     from dicecall.datasets.styles import STYLES
 
-    ok = [r for r in rows if r["in_zone"] and not r["stacked"] and r["visible"] >= 0.9
-          and np.isfinite(r["runtime"]) and np.isfinite(r["lamps"])]
+    ok = scored_dice(rows)
     # Light that comes through a translucent die from its sides brightens its top with
     # every lamp: the shading is no longer the top face's alone.
     clear = {name for name, st in STYLES.items() if st.translucency > 0}
@@ -190,8 +196,7 @@ def report_rolls(rows: list[dict]) -> None:
     support rule and every other finding are left out."""
     if not rows or "scene" not in rows[0]:
         return
-    scored = [r for r in rows if r["in_zone"] and not r["stacked"] and r["visible"] >= 0.9
-              and np.isfinite(r["runtime"]) and np.isfinite(r["lamps"])]
+    scored = scored_dice(rows)
     shallow = [r for r in scored if r["cocked"] and 5 <= r["tilt_deg"] < 12]
     if not shallow:
         return
