@@ -260,6 +260,13 @@ class ReaderConfig(BaseModel):
     sure_no_die: float = Field(0.05, ge=0.0, le=1.0,
                                description="a first reading with a die-or-not probability "
                                            "under this is surely no die: not read again")
+    # Rule 52 (models/reader.md, session 51): held-out die styles rendered at 1920x1440 read
+    # worse than the same scenes at 640x480, most of all dice with small pips, because a
+    # crop cut at several times downscale is sharper than any the reader trained on.
+    soften_sigma: float = Field(0.0, ge=0.0, le=5.0,
+                                description="Gaussian sigma (crop pixels) blurring a crop cut "
+                                            "at more than 2x downscale (preprocess."
+                                            "SOFTEN_BELOW); 0: off")
     threads: int = Field(2, ge=1, le=16, description="onnxruntime intra-op threads")
     warmup: int = Field(2, ge=0, le=20, description="warm-up runs when the session opens")
 

@@ -32,7 +32,15 @@ def letterbox(frame: np.ndarray, size: int, shrink: float = 1.0) -> tuple[np.nda
     return x, s
 
 
-def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int) -> np.ndarray:
+# A crop cut at more than this downscale (output side / crop side) is softened when
+# `soften` is set: the reader trained on scenes rendered at 640x480, where few crops are cut
+# so far down, and reads the sharper crops of the same dice at the camera's 1920 px worse
+# (models/reader.md, session 51, rule 52).
+SOFTEN_BELOW = 0.5
+
+
+def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int,
+          soften: float = 0.0) -> np.ndarray:
     """Cuts square crops around each die from the full-resolution frame.
 
     Args:
@@ -40,6 +48,8 @@ def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int) 
         centers: (N, 2) float32 crop centres (x, y) in frame pixels.
         sides: (N,) float32 crop sides in frame pixels.
         size: output side in pixels.
+        soften: Gaussian sigma, in output pixels, blurring each crop cut at a scale under
+            `SOFTEN_BELOW`; 0 leaves every crop as cut.
 
     Returns:
         (N, 3, size, size) float32 RGB in [0, 1]; outside the frame the border is repeated.
@@ -56,7 +66,10 @@ def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int) 
         if scale < 0.5:  # warpAffine's INTER_AREA does not average over large footprints
             x0, y0 = int(cx - side / 2), int(cy - side / 2)
             patch = _area_crop(frame, x0, y0, int(side), size)
-        out[k] = cv2.cvtColor(patch, cv2.COLOR_BGR2RGB).transpose(2, 0, 1) * (1 / 255)
+        rgb = cv2.cvtColor(patch, cv2.COLOR_BGR2RGB) * np.float32(1 / 255)
+        if soften > 0 and scale < SOFTEN_BELOW:
+            rgb = cv2.GaussianBlur(rgb, (0, 0), soften)
+        out[k] = rgb.transpose(2, 0, 1)
     return out
 
 

@@ -397,7 +397,7 @@ class DiceReader:
         as the runtime crop's: the die has not moved."""
         cfg = self.config
         return read_batch(self.reader, crops(frame, centers, sides * (scale / cfg.crop_scale),
-                                             cfg.crop_size), cfg, geom)
+                                             cfg.crop_size, cfg.soften_sigma), cfg, geom)
 
     def _second_crops(self, frame, centers, sides, geom, logits, tilt, margin, keep
                       ) -> tuple:
@@ -432,7 +432,8 @@ class DiceReader:
         if geom is None:
             geom = die_geometry(centers, sides / cfg.crop_scale, frame.shape, view)
         logits, pip_face, tilt, stacked, die, margin = read_batch(
-            self.reader, crops(frame, centers, sides, cfg.crop_size), cfg, geom)
+            self.reader, crops(frame, centers, sides, cfg.crop_size, cfg.soften_sigma), cfg,
+            geom)
         # The detector casts a wide net on its 320-pixel view; the reader, seeing each place
         # at full resolution, drops those that hold no die (models/reader.md).
         line = cfg.die_threshold if die_line is None else die_line
