@@ -66,8 +66,8 @@ def _read_at(reader: DiceReader, frame, dice, scale: float) -> tuple:
     cfg = reader.config
     size = np.maximum(dice.boxes[:, 2] - dice.boxes[:, 0], dice.boxes[:, 3] - dice.boxes[:, 1])
     geom = die_geometry(dice.centers, size, frame.shape, None)
-    return read_batch(reader.reader, crops(frame, dice.centers, scale * size, cfg.crop_size),
-                      cfg, geom)
+    return read_batch(reader.reader, crops(frame, dice.centers, scale * size, cfg.crop_size,
+                                           cfg.soften_sigma), cfg, geom)
 
 
 def test_the_face_is_the_mean_logit_of_the_two_crops(frame) -> None:

@@ -60,3 +60,15 @@ def test_each_crop_of_a_batch_is_judged_by_its_own_scale() -> None:
 def test_config_refuses_a_sigma_out_of_range(sigma: float) -> None:
     with pytest.raises(ValidationError, match="soften_sigma"):
         ReaderConfig(soften_sigma=sigma)
+
+
+def test_the_reader_without_a_game_softens_and_no_game_does_unless_asked() -> None:
+    from dicecall.vision.config import for_game, for_table
+    from dicecall.vision.profiles import GAMES
+
+    assert ReaderConfig().soften_sigma == 1.5  # predict, evaluate: rule 52
+    for game in GAMES:
+        assert for_table(ReaderConfig(), game).soften_sigma == 0.0
+    asked = ReaderConfig(soften_sigma=1.0)
+    assert for_game(asked, cocked_counts=True).soften_sigma == 1.0
+    assert for_game(asked, cocked_counts=False).soften_sigma == 1.0
