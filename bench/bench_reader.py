@@ -12,7 +12,8 @@ Accuracy, FP32 and INT8, on:
   N throw box scenes rendered at 640x480 and again at 4032x3024 (the same dice, 6.3 times
   wider); with `--unseen N`, N throw box and N shaker scenes of die styles no training set
   holds (`datasets.styles.UNSEEN_STYLES`, seeds 7011-7012), read right per style as well:
-  the held-out real set is of unseen styles;
+  the held-out real set is of unseen styles; with `--unseen-hd N`, N of each again at
+  1920x1440, the camera's size;
 - the real photos not used in training: epanemu valid + test, matteop65 valid (dice read right
   by centre matching, false detections per image) and tomitomi3 crops (read right).
 Speed, in one interleaved run with the same onnxruntime and threads: the reader's p50 from a
@@ -74,22 +75,26 @@ def _generate_large(out: Path, count: int) -> list[tuple[str, list[Path], dict]]
     return rows
 
 
-def _generate_unseen(out: Path, count: int, workers: int = 0
+def _generate_unseen(out: Path, count: int, workers: int = 0, size: tuple[int, int] | None = None
                      ) -> list[tuple[str, list[Path], dict]]:
     """`count` throw box and shaker scenes whose dice are all of held-out styles. The target
     is DESIGN's for real top-down photos of unseen dice styles (99 %). `workers` 1 renders
     in this process: a pool forked from a process whose torch or onnxruntime threads run
-    can hang (the tests)."""
+    can hang (the tests). `size` (w, h) renders the same scenes larger: the edge reads the
+    camera's 1920x1080 stream, and sharp crops cut far down read worse than the 640x480
+    ones (models/reader.md, session 51, rule 52)."""
     from dicecall.datasets.generate import GenerateConfig, generate
 
     rows = []
+    w, h = size or (640, 480)
+    tag = f" {w}x{h}" if size else ""
     for scene, seed in UNSEEN:
-        folder = out / f"unseen-{scene}"
+        folder = out / f"unseen-{scene}{tag.replace(' ', '-')}"
         generate(GenerateConfig(scene=scene, count=count, seed=seed, out=folder,
-                                workers=workers, styles="unseen"))
+                                workers=workers, styles="unseen", width=w, height=h))
         # Read as `dicecall evaluate` reads without a game, as the held-out real set is.
-        rows.append((f"unseen styles {scene}", [folder], {"read": 0.99, "flags": 0.995,
-                                                          "game": None}))
+        rows.append((f"unseen styles {scene}{tag}", [folder],
+                     {"read": 0.99, "flags": 0.995, "game": None}))
     return rows
 
 
@@ -309,6 +314,9 @@ def main() -> int:
     ap.add_argument("--unseen", type=int, default=0,
                     help="also read this many throw box and shaker scenes of held-out die "
                          "styles (0: skip)")
+    ap.add_argument("--unseen-hd", type=int, default=0,
+                    help="also read this many of the held-out-style scenes rendered at "
+                         "1920x1440, the camera's size (0: skip)")
     ap.add_argument("--real", type=Path, default=SHARED / "data/real-dev")
     ap.add_argument("--peer", type=Path, default=SHARED / "peers/yolo11n-320-untrained.onnx")
     ap.add_argument("--threads", type=int, default=2)
@@ -346,6 +354,8 @@ def main() -> int:
         large = _generate_large(Path(tmp), args.large) if args.large else []
         if args.unseen:
             large += _generate_unseen(Path(tmp), args.unseen)
+        if args.unseen_hd:
+            large += _generate_unseen(Path(tmp), args.unseen_hd, size=(1920, 1440))
         zoom = ReaderConfig().zoom_below if args.zoom is None else args.zoom
         first = min(ReaderConfig().first_views if args.first_views is None
                     else args.first_views, views)

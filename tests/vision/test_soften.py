@@ -28,7 +28,7 @@ def test_a_crop_cut_far_down_is_softened() -> None:
     frame = _checker(600, 40)
     centre = np.array([[300.0, 300.0]], np.float32)
     side = np.array([400.0], np.float32)  # 64 / 400 = 0.16, under SOFTEN_BELOW
-    assert 64 / 400 < SOFTEN_BELOW
+    assert SOFTEN_BELOW > 64 / 400
     sharp = crops(frame, centre, side, 64)
     soft = crops(frame, centre, side, 64, soften=1.5)
     assert soft.shape == sharp.shape == (1, 3, 64, 64)
