@@ -66,10 +66,12 @@ def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int,
         if scale < 0.5:  # warpAffine's INTER_AREA does not average over large footprints
             x0, y0 = int(cx - side / 2), int(cy - side / 2)
             patch = _area_crop(frame, x0, y0, int(side), size)
-        rgb = cv2.cvtColor(patch, cv2.COLOR_BGR2RGB) * np.float32(1 / 255)
+        rgb = cv2.cvtColor(patch, cv2.COLOR_BGR2RGB)
         if soften > 0 and scale < SOFTEN_BELOW:
-            rgb = cv2.GaussianBlur(rgb, (0, 0), soften)
-        out[k] = rgb.transpose(2, 0, 1)
+            rgb = cv2.GaussianBlur(rgb * np.float32(1 / 255), (0, 0), soften)
+            out[k] = rgb.transpose(2, 0, 1)
+        else:
+            out[k] = rgb.transpose(2, 0, 1) * (1 / 255)
     return out
 
 

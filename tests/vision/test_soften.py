@@ -72,3 +72,13 @@ def test_the_reader_without_a_game_softens_and_no_game_does_unless_asked() -> No
     asked = ReaderConfig(soften_sigma=1.0)
     assert for_game(asked, cocked_counts=True).soften_sigma == 1.0
     assert for_game(asked, cocked_counts=False).soften_sigma == 1.0
+
+
+def test_an_unsoftened_crop_is_the_frame_scaled_to_0_1_bit_for_bit() -> None:
+    """The games read crops as cut (`for_game`); their verdict lines were judged on crops
+    computed as frame / 255 in double precision, so the softening may not change one bit of
+    them."""
+    frame = np.random.default_rng(5).integers(0, 256, (200, 200, 3), np.uint8)
+    got = crops(frame, np.array([[100.0, 90.0]], np.float32), np.array([64.0], np.float32), 64)
+    want = frame[58:122, 68:132, ::-1].transpose(2, 0, 1) * (1 / 255)
+    np.testing.assert_array_equal(got[0], want.astype(np.float32))
