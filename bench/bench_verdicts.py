@@ -113,7 +113,8 @@ def run_scene_type(readers: GameReaders, scene: str, folder: Path, vcfg=None,
         frame = load_image(path.parent / rec.image)
         view = record_view(rec) if calibrated else None
         dice = readers.of(rec).read(frame, view, rec.expected_dice)
-        v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), vcfg)
+        v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), vcfg,
+                    (frame.shape[1], frame.shape[0]))
         table[(category, v.status)] += 1
         rolls += 1
         if category not in UNSAFE and v.status != VALID:

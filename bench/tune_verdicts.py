@@ -266,7 +266,8 @@ def tally(reads: list, cfg: VerdictConfig) -> dict[str, int]:
     """`bench_verdicts.rates` of the verdicts at `cfg` on reads kept by this script."""
     calls = []
     for scene, rec, category, faces, dice in reads:
-        v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg)
+        v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), cfg,
+                    (rec.width, rec.height))
         calls.append((category, v.status, v.status == VALID and sorted(v.faces) != faces))
     return rates(calls)
 

@@ -71,7 +71,7 @@ def call(read: tuple, fix: tuple[str, ...]):
     """The verdict on one kept read with `fix` replaced by the truth."""
     scene, rec, _, _, dice = read
     return verdict(with_truth(dice, rec.dice, fix), profile(rec.game, rec.expected_dice),
-                   zones_of(rec, scene))
+                   zones_of(rec, scene), frame=(rec.width, rec.height))
 
 
 def lever_rows(reads: list) -> dict[str, dict[str, collections.Counter]]:

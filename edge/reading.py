@@ -188,7 +188,8 @@ class Reading:
             # die may be found only as its pips (models/reader.md, rule 42).
             scene = replace(scene, dice=self.reader.recount(scene.image, scene.dice,
                                                             prof.expected))
-        v = verdict(scene.dice, prof, scene.zones, self.vcfg)
+        v = verdict(scene.dice, prof, scene.zones, self.vcfg,
+                    (image.shape[1], image.shape[0]))
         if expect is None:
             v = _phase_unknown(v, prof.sections["dispute"])
         ev = self._evidence(image, v)

@@ -74,7 +74,8 @@ def _stable_order(dice: Dice, idx: np.ndarray) -> np.ndarray:
 
 
 def verdict(dice: Dice, profile: GameProfile, zones: Zones,
-            config: VerdictConfig | None = None) -> RollVerdict:
+            config: VerdictConfig | None = None,
+            frame: tuple[int, int] | None = None) -> RollVerdict:
     """Calls one frame of settled dice.
 
     Args:
@@ -82,6 +83,8 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
         profile: the game's rules and the number of dice expected.
         zones: calibrated polygons in the same pixels.
         config: thresholds.
+        frame: the frame's (width, height): with it, a die the frame's edge may cut is held
+            (`VerdictConfig.frame_cut_line`); None judges no die by the frame's edge.
     """
     cfg = config or VerdictConfig()
     reasons: list[Reason] = []
@@ -98,7 +101,8 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     _stacked_reasons(dice, profile, play, cfg, reasons, side, nearest, free)
     steep = (apart > cfg.support_reach) & (wall > cfg.shallow_reach) & ~free
     _die_reasons(dice, profile, play, cfg, reasons, free, steep, wall)
-    _partly_hidden(profile, play, own[play], cfg, reasons)
+    _partly_hidden(profile, play, own[play], cfg, reasons,
+                   _at_frame_edge(dice.boxes[play], frame))
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     order = _stable_order(dice, play)
     section = call_stands.section_of(profile)
@@ -246,19 +250,33 @@ def _stacked_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, re
                               "die-on-die flag raised with no die beneath it to rest on"))
 
 
+def _at_frame_edge(boxes: np.ndarray, frame: tuple[int, int] | None) -> np.ndarray:
+    """(N,) bool: the box reaches within a pixel of the frame's edge, or past it (the
+    detector boxes a cut die around what shows, and may run it out of the frame)."""
+    if frame is None:
+        return np.zeros(len(boxes), bool)
+    w, h = frame
+    return ((boxes[:, 0] <= 1) | (boxes[:, 1] <= 1) | (boxes[:, 2] >= w - 1)
+            | (boxes[:, 3] >= h - 1))
+
+
 def _partly_hidden(profile: GameProfile, play: np.ndarray, own: np.ndarray, cfg,
-                   reasons) -> None:
+                   reasons, at_edge: np.ndarray) -> None:
     """Review for a die in play (box sides `own`) boxed under `partly_hidden_line` x the
-    median side of the other dice in play: the camera may see only part of it, and read only
+    median side of the other dice in play, or under `frame_cut_line` x it where its box
+    reaches the frame's edge (`at_edge`): the camera may see only part of it, and read only
     the pips in view."""
-    if cfg.partly_hidden_line <= 0 or len(play) < 2:
+    if len(play) < 2:
         return
     for k, i in enumerate(play):
         usual = float(np.median(np.delete(own, k)))
-        if own[k] < cfg.partly_hidden_line * usual:
+        cut = at_edge[k] and own[k] < cfg.frame_cut_line * usual
+        if cut or own[k] < cfg.partly_hidden_line * usual:
+            where = ("at the frame's edge, which may cut it" if cut
+                     else "it may be partly out of view")
             reasons.append(Reason("die_partly_hidden", REVIEW, profile.sections["dispute"],
                                   (int(i),), f"boxed at {own[k]:.0f} px where the other dice "
-                                  f"are {usual:.0f} px: it may be partly out of view"))
+                                  f"are {usual:.0f} px: {where}"))
 
 
 def _zone_edge(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,

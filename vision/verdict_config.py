@@ -177,6 +177,17 @@ class VerdictConfig(BaseModel):
         description="a die whose box side is under this x the median of the other dice in "
                     "play's goes to review: it may be partly out of view (0: off)")
 
+    # A die the frame's edge cuts shows only some of its pips, and both readings may agree on
+    # the pips in view: the verdict suite (seeds 9100-9102) at the camera's 1920x1440 called
+    # a 2 a 1 that way, its box 0.55 of the others' (throwbox_0000125). At the frame's edge
+    # the line is stricter than `partly_hidden_line`: 0.8 held 3 of the 1,162 rolls called
+    # valid there, the wrong one among them (docs/verdicts.md, session 52, rule 53).
+    frame_cut_line: float = Field(
+        0.8, ge=0.0, lt=1.0,
+        description="a die whose box reaches the frame's edge and whose side is under this x "
+                    "the median of the other dice in play's goes to review: the frame may "
+                    "cut it (0: off; needs the frame's size, `verdict(frame=...)`)")
+
     # A die on the table just outside the shaker (or the layout) can show its centre just
     # inside the outline: two of the six Props & Hops rolls let through on session 20's
     # FRESH34-39 did (FRESH35 shaker_0000894). Of 16 such dice over 24,000 scenes, 13 lay

@@ -28,7 +28,8 @@ def _roll(category: str, tilts: tuple[float, float]):
                 face=np.array([3, 5]), face_probs=probs, pip_face=np.array([3, 5], np.int8),
                 tilt=np.array(tilts, np.float32), stacked=np.zeros(n, np.float32),
                 det_score=np.ones(n, np.float32))
-    rec = SimpleNamespace(game="props-and-hops", expected_dice=2, zones={"shaker": SHAKER})
+    rec = SimpleNamespace(game="props-and-hops", expected_dice=2, zones={"shaker": SHAKER},
+                          width=640, height=480)
     faces = [] if category == "cocked_ph" else [3, 5]
     return ("shaker", rec, category, faces, dice)
 

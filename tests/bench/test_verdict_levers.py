@@ -29,7 +29,8 @@ def _read(game: str, tilt: float):
                 tilt=np.array([tilt, 0.0], np.float32), stacked=np.zeros(2, np.float32),
                 det_score=np.ones(2, np.float32))
     labels = [_label([85, 85, 115, 115], 3), _label([116, 85, 146, 115], 5)]
-    rec = SimpleNamespace(game=game, expected_dice=2, zones={"shaker": SHAKER}, dice=labels)
+    rec = SimpleNamespace(game=game, expected_dice=2, zones={"shaker": SHAKER}, dice=labels,
+                          width=640, height=480)
     return ("shaker", rec, "valid", [3, 5], dice)
 
 
