@@ -176,6 +176,11 @@ def train(
                             help="--stage faces or detector: share of crops or views "
                                  "recoloured in two random colours, for dice of colours no "
                                  "training style has (models/augment.py two_colours)")] = 0.0,
+    soften: Annotated[
+        float, typer.Option("--soften", min=0.0, max=4.0,
+                            help="--stage faces: blur the training crops the runtime would "
+                                 "cut at more than 2x downscale by this sigma, as "
+                                 "ReaderConfig.soften_sigma blurs them at run time")] = 0.0,
     student: Annotated[
         str, typer.Option("--student", help="--stage distill: slim (slim.py, from the seed) or "
                           "pruned (the teacher's own layers cut to a quarter of the cost a "
@@ -191,6 +196,8 @@ def train(
     if stage not in ("detector", "reader", "both", "margin", "flags", "faces", "distill"):
         raise typer.BadParameter(f"--stage {stage}: detector, reader, both, margin, flags, "
                                  "faces or distill")
+    if soften > 0 and stage != "faces":
+        raise typer.BadParameter(f"--soften is for --stage faces, not {stage}")
     if student not in ("slim", "pruned"):
         raise typer.BadParameter(f"--student {student}: slim or pruned")
     if student != "slim" and stage != "distill":
@@ -205,7 +212,9 @@ def train(
         "threads": threads, "synth_per_real": synth_per_real, "det_width": det_width,
         "own_flag_stem": own_flag_stem, "slight_repeat": slight_repeat,
         "face_stages": face_stages, "duotone": duotone, "select": select,
-        "student": student}
+        "student": student,
+        # Only when set, so a run begun before the option resumes under its own recipe.
+        **({"soften": soften} if soften else {})}
     # The data first: a folder that yields nothing is refused before a run folder is begun.
     train_set, valid_set = _load(data), _load(_valid_dirs(data, valid))
     try:
@@ -265,7 +274,8 @@ def train(
         from dicecall.models.faces_train import train_faces
 
         train_faces(train_set, valid_set, init or MODELS_DIR / "reader.onnx", out / "reader",
-                    reader_epochs, seed, resume, stages=face_stages, duotone=duotone)
+                    reader_epochs, seed, resume, stages=face_stages, duotone=duotone,
+                    soften=soften)
     if stage == "distill":
         from dicecall.models.distill_train import train_distill
 

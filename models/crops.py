@@ -24,6 +24,7 @@ from dicecall.models.contract import (
 )
 from dicecall.models.data import TOP_FACE_WIDEN, Sample, read_rgb
 from dicecall.models.negatives import geometry as negatives_geometry
+from dicecall.vision.preprocess import SOFTEN_BELOW
 
 CACHE_SIZE = 112  # cached square side, pixels
 CACHE_SPAN = 3.0  # cached square side / die size
@@ -44,6 +45,8 @@ class CropCache:
         is_die: [D] float32 1 = a labelled die, 0 = a place that is not one
             (`negatives.py`); a negative's face, flags and pips are masked.
         margin: [D] float32 up margin in degrees (`Sample.margin`), NaN = unknown.
+        px: [D] float32 the die's size in its own frame's pixels, which says how far down the
+            runtime would scale its crop (`random_crop`'s `soften`); None = not kept.
     """
 
     images: np.ndarray
@@ -55,6 +58,7 @@ class CropCache:
     geom: np.ndarray
     is_die: np.ndarray
     margin: np.ndarray
+    px: np.ndarray | None = None
 
 
 def die_size(sample: Sample) -> np.ndarray:
@@ -68,7 +72,7 @@ def build_cache(samples: list[Sample], negatives: list[np.ndarray] | None = None
     """Cuts every die of every sample into the cache, then each sample's negatives
     ([M, 3] cx, cy, size per sample, `negatives.mine`) when given."""
     ims, faces, tilt, stacked, pips, real, geom, is_die = [], [], [], [], [], [], [], []
-    margin = []
+    margin, px = [], []
     for i, s in enumerate(samples):
         neg = np.zeros((0, 3), np.float32) if negatives is None else negatives[i]
         if len(s.faces) == 0 and len(neg) == 0:
@@ -76,6 +80,7 @@ def build_cache(samples: list[Sample], negatives: list[np.ndarray] | None = None
         frame = read_rgb(s.image)
         centres = np.concatenate([s.centres, neg[:, :2]])
         sizes = np.concatenate([die_size(s), neg[:, 2]])
+        px.append(sizes.astype(np.float32))
         for k, ((cx, cy), size) in enumerate(zip(centres, sizes, strict=True)):
             span = CACHE_SPAN * max(float(size), 4.0)
             ims.append(crop_die(frame, cx, cy, span, CACHE_SIZE))
@@ -98,13 +103,16 @@ def build_cache(samples: list[Sample], negatives: list[np.ndarray] | None = None
     return CropCache(np.stack(ims), np.concatenate(faces), np.concatenate(tilt),
                      np.concatenate(stacked), np.stack(pips), np.concatenate(real),
                      np.concatenate(geom), np.concatenate(is_die).astype(np.float32),
-                     np.concatenate(margin).astype(np.float32))
+                     np.concatenate(margin).astype(np.float32), np.concatenate(px))
 
 
-def random_crop(cache: CropCache, i: int, rng: np.random.Generator, duotone: float = 0.0
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def random_crop(cache: CropCache, i: int, rng: np.random.Generator, duotone: float = 0.0,
+                soften: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One augmented 64x64 crop of die i, its pip heatmap target and its geometry;
-    `duotone`: `augment.photometric`'s.
+    `duotone`: `augment.photometric`'s. `soften`: the runtime's `ReaderConfig.soften_sigma`;
+    a crop the runtime would cut from the die's frame at a scale under `SOFTEN_BELOW` is
+    blurred as the runtime blurs it, so a reader trained on large renders learns the crops
+    it will be given (rule 52 softens them at run time; models/reader.md, session 53).
 
     Returns:
         (crop, pip_heat, geom): [64, 64, 3] uint8 RGB; [32, 32] float32 in [0, 1], or all -1
@@ -125,6 +133,10 @@ def random_crop(cache: CropCache, i: int, rng: np.random.Generator, duotone: flo
         src = cv2.GaussianBlur(src, (0, 0), 0.4 / k)  # anti-alias, as INTER_AREA would
     crop = cv2.warpAffine(src, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
+    # `side` is in cache pixels; the same crop in the die's own frame is px/unit larger.
+    if soften > 0 and cache.px is not None and \
+            CROP_SIZE / (side * float(cache.px[i]) / unit) < SOFTEN_BELOW:
+        crop = cv2.GaussianBlur(crop, (0, 0), soften)
     crop = photometric(crop, rng, duotone=duotone)
     geom = cache.geom[i].copy()
     geom[:2] = (m[:, :2] / k) @ geom[:2]

@@ -160,13 +160,14 @@ def _valid_sets(valid: list[Sample]) -> tuple[tuple, tuple]:
 
 def train_faces(train: list[Sample], valid: list[Sample], init: Path, out: Path, epochs: int,
                 seed: int, resume: bool, stages: int = 1, batch_size: int = 128,
-                lr: float = 2e-4, stop_after: int | None = None, duotone: float = 0.0
-                ) -> Path:
+                lr: float = 2e-4, stop_after: int | None = None, duotone: float = 0.0,
+                soften: float = 0.0) -> Path:
     """Fine-tunes the face (on its own copy of the last `stages` stages) and the pip branch
     of the reader in `init` (ONNX); returns best.pt's path. The best epoch maximises
     `selected` on `valid`, the start (epoch 0) included; the checkpoints hold the whole
     reader, so `models export` takes them as any reader run. `duotone`: the share of crops
     recoloured in two random colours (`augment.two_colours`), for dice of unseen colours.
+    `soften`: crops the runtime would soften are softened alike (`crops.random_crop`).
 
     Raises:
         ValueError: `init` lacks a layer this stage trains or keeps, or `stages` is not 1
@@ -191,7 +192,7 @@ def train_faces(train: list[Sample], valid: list[Sample], init: Path, out: Path,
     s = scores(model, syn, real)
     log(event="cache", dice=len(cache.faces), small=int(small.sum()),
         real=int(cache.real.sum()), steps=steps, init=str(init), stages=stages,
-        duotone=duotone, **s)
+        duotone=duotone, soften=soften, **s)
     if start == 0:
         best = selected(s)
         save_checkpoint(out / "best.pt", model, opt, 0, best)
@@ -204,6 +205,6 @@ def train_faces(train: list[Sample], valid: list[Sample], init: Path, out: Path,
 
     return run_epochs(model, opt, out, log, seed=seed, start=start, last=last, epochs=epochs,
                       lr=lr, steps=steps, batch_size=batch_size, order_of=order_of,
-                      batch_of=partial(make_batch, cache, duotone=duotone),
+                      batch_of=partial(make_batch, cache, duotone=duotone, soften=soften),
                       loss_fn=faces_loss, log_every=20,
                       score=score, best=best)

@@ -52,10 +52,10 @@ FINETUNE_LR = 2e-4
 
 
 def make_batch(cache: CropCache, idx: np.ndarray, rng: np.random.Generator,
-               duotone: float = 0.0) -> dict[str, torch.Tensor]:
+               duotone: float = 0.0, soften: float = 0.0) -> dict[str, torch.Tensor]:
     """Augmented crops of the dice `idx` with their targets, as tensors; `duotone`:
-    `augment.photometric`'s."""
-    crops, heats, geom = zip(*(random_crop(cache, int(i), rng, duotone) for i in idx),
+    `augment.photometric`'s, `soften`: `crops.random_crop`'s."""
+    crops, heats, geom = zip(*(random_crop(cache, int(i), rng, duotone, soften) for i in idx),
                              strict=True)
     return {
         "crops": torch.from_numpy(crops_to_input(np.stack(crops))),
