@@ -120,19 +120,21 @@ def _files(variant: str) -> dict[str, str | None]:
     `reader`): fp32*, int8*, or int8r, the INT8 readers behind the FP32 detectors (session
     24: the INT8 detector's boxes moved the tilt of shallow leans across the Props & Hops
     line; `models/reader.md`). Each game reads with its own files (`vision.config.for_game`;
-    rules 15, 31, 32); there is one INT8 detector, so the INT8 pair reads every game behind
+    rules 15, 31, 32, 54); there is one INT8 detector, so the INT8 pair reads every game behind
     it, with the game's INT8 reader."""
     if variant == "int8r":
         return {"detector": "detector.onnx", "reader": "reader.int8.onnx",
-                "thrown_detector": "detector.thrown.onnx", "thrown_reader": None,
+                "thrown_detector": "detector.thrown.onnx",
+                "thrown_reader": "reader.thrown.int8.onnx",
                 "shaker_detector": "detector.shaker.onnx",
                 "shaker_reader": "reader.shaker.int8.onnx"}
     if variant.startswith("int8"):
         return {"detector": "detector.int8.onnx", "reader": "reader.int8.onnx",
-                "thrown_detector": None, "thrown_reader": None, "shaker_detector": None,
+                "thrown_detector": None, "thrown_reader": "reader.thrown.int8.onnx",
+                "shaker_detector": None,
                 "shaker_reader": "reader.shaker.int8.onnx"}
     return {"detector": "detector.onnx", "reader": "reader.onnx",
-            "thrown_detector": "detector.thrown.onnx", "thrown_reader": None,
+            "thrown_detector": "detector.thrown.onnx", "thrown_reader": "reader.thrown.onnx",
             "shaker_detector": "detector.shaker.onnx", "shaker_reader": "reader.shaker.onnx"}
 
 

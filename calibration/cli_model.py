@@ -26,7 +26,7 @@ def model(
     threads: Annotated[int, typer.Option(help="onnxruntime threads", min=1, max=16)] = 2,
     game: Annotated[str | None, typer.Option(
         help="read DATASET as a table of this game reads it (its detector and reader: Craps "
-             "and High Roll with detector.thrown.onnx and reader.onnx, Props & Hops with "
+             "and High Roll with detector.thrown.onnx and reader.thrown.onnx, Props & Hops with "
              "detector.shaker.onnx and reader.shaker.onnx; the profile then fits that reader; "
              "without a game, detector.onnx and reader.onnx; vision/config.py `for_game`)")] = None,
     min_cocked_recall: Annotated[float, typer.Option(

@@ -225,12 +225,12 @@ class ReaderSection(_Strict):
                                   "bundled, detector.thrown.onnx in Craps and High Roll, "
                                   "detector.shaker.onnx in Props & Hops; vision/config.py)")
     reader: Path | None = _lax(None, description="crop reader ONNX for every game (default: "
-                                "bundled, reader.onnx in Craps and High Roll, "
+                                "bundled, reader.thrown.onnx in Craps and High Roll, "
                                 "reader.shaker.onnx in Props & Hops; vision/config.py)")
     # Naming one INT8 file for every game would read a Props & Hops table with the INT8 file
     # of a reader its tilt line was never judged on; this picks the game's own.
     int8: bool = Field(False, description="read with the INT8 file of the game's bundled "
-                       "reader (reader.int8.onnx in Craps and High Roll, "
+                       "reader (reader.thrown.int8.onnx in Craps and High Roll, "
                        "reader.shaker.int8.onnx in Props & Hops) behind the FP32 detector: "
                        "faster on many dice (models/README.md, session 24); not with `reader`")
 

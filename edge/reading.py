@@ -63,7 +63,8 @@ def _reader(cfg: EdgeConfig, view=None):
     if cfg.reader.reader is not None:  # the integrator's reader, in every game
         base.update(reader=cfg.reader.reader, thrown_reader=None, shaker_reader=None)
     if cfg.reader.int8:  # each game's own reader, as INT8 (models/README.md, session 24)
-        base.update(reader=MODELS_DIR / "reader.int8.onnx", thrown_reader=None,
+        base.update(reader=MODELS_DIR / "reader.int8.onnx",
+                    thrown_reader=MODELS_DIR / "reader.thrown.int8.onnx",
                     shaker_reader=MODELS_DIR / "reader.shaker.int8.onnx")
     # The game picks the files first, so a model profile is checked against the reader this
     # table reads with (a Craps table's profile was fitted on the thrown reader).

@@ -22,7 +22,7 @@ VIEWS = typer.Option(help="turned views of each die's crop read and averaged (1-
 GAME = typer.Option(help="read as a table of this game reads (its detector, its reader and "
                     "what puts a die in doubt: vision/config.py `for_game`); default: no "
                     "game, detector.onnx and reader.onnx, the files that read dice of new "
-                    "styles best (models/reader.md, session 37)")
+                    "styles best (models/reader.md, sessions 37 and 53)")
 
 
 TILES = typer.Option(help="also read a large photo in overlapping tiles this many times "

@@ -46,21 +46,25 @@ class ReaderConfig(BaseModel):
 
     # The files a frame is read with when no game is named (`dicecall predict`, `evaluate`):
     # session 34's wider detector and the reader whose flags were fine-tuned behind its boxes
-    # read dice of styles no training set holds best (models/reader.md, session 37, rule 32).
+    # read dice of styles no training set holds best (models/reader.md, session 37, rule 32);
+    # since session 53 that reader's face is fine-tuned on scenes rendered at the camera's
+    # size, which reads large dice better (rule 54), and no game's lines were judged on it.
     # Each game swaps in the files its verdict lines were judged on (`for_game`).
     detector: Path = lax(MODELS_DIR / "detector.onnx", description="detector ONNX file")
     reader: Path = lax(MODELS_DIR / "reader.onnx", description="crop reader ONNX file")
     # Where a cocked die counts (Craps, High Roll) the dice are thrown onto a table or into
     # a box, and the tilt flag changes no call on its own; there a detector fine-tuned on
     # newer scenes finds more of the touching dice and dice by chips (docs/verdicts.md,
-    # session 25, rule 15), and `reader` reads them (session 36, rule 31).
+    # session 25, rule 15), and session 34's reader reads them (session 36, rule 31): the
+    # `reader` of sessions 37-52, whose faces these games' lines were judged on.
     thrown_detector: Path | None = lax(
         MODELS_DIR / "detector.thrown.onnx",
         description="detector ONNX file for games where a cocked die counts (Craps, High "
                     "Roll); None: `detector`")
     thrown_reader: Path | None = lax(
-        None, description="crop reader ONNX file for games where a cocked die counts (Craps, "
-                          "High Roll); None: `reader`")
+        MODELS_DIR / "reader.thrown.onnx",
+        description="crop reader ONNX file for games where a cocked die counts (Craps, High "
+                    "Roll); None: `reader`")
     # In the shaker (Props & Hops) a cocked die is a no roll, and the tilt line was set
     # behind session 3's detector and session 17's reader: behind the wider detector's
     # tighter boxes the flags read leaning dice lower and the line gave back what the other

@@ -124,7 +124,8 @@ def test_simulated_pips_are_used_and_reported(tmp_path):
 def test_model_reads_the_dataset_as_the_game_named(tmp_path, built_readers):
     # A Craps table's profile is fitted on the crops that table reads: behind
     # detector.thrown.onnx (docs/verdicts.md, session 25, rule 15); a Props & Hops table's
-    # behind detector.shaker.onnx, read by reader.shaker.onnx (models/reader.md, session 37).
+    # behind detector.shaker.onnx, read by reader.shaker.onnx (models/reader.md, session 37);
+    # a Craps table's crops are read by reader.thrown.onnx (session 53, rule 54).
     from pathlib import Path
 
     from dicecall.vision.config import ReaderConfig
@@ -136,7 +137,7 @@ def test_model_reads_the_dataset_as_the_game_named(tmp_path, built_readers):
         assert "matched 24" in res.output, res.output  # 7 frames: too few dice to fit
     cfg = ReaderConfig()
     assert [(c.detector, c.reader) for c in built_readers] == [
-        (cfg.thrown_detector, cfg.reader), (cfg.shaker_detector, cfg.shaker_reader)]
+        (cfg.thrown_detector, cfg.thrown_reader), (cfg.shaker_detector, cfg.shaker_reader)]
     res = runner.invoke(app, ["calibrate", "model", str(frames), "--game", "roulette"])
     assert res.exit_code == 2 and "roulette" in res.output
 
@@ -159,7 +160,7 @@ def test_model_profile_records_the_reader_and_the_detector_it_was_fitted_behind(
     evidence = json.loads((tmp_path / "p.json").read_text())["evidence"]
     cfg = ReaderConfig()
     assert evidence["detector_sha256"] == file_sha256(cfg.thrown_detector)
-    assert evidence["reader_sha256"] == file_sha256(cfg.reader)
+    assert evidence["reader_sha256"] == file_sha256(cfg.thrown_reader)
     assert evidence["detector_sha256"] != file_sha256(cfg.detector)
 
 
@@ -185,6 +186,6 @@ def test_samples_saved_from_a_set_keep_the_models_and_a_profile_fitted_on_them_b
     first = json.loads((tmp_path / "a.json").read_text())
     again = json.loads((tmp_path / "b.json").read_text())
     cfg = ReaderConfig()
-    assert again["evidence"]["reader_sha256"] == file_sha256(cfg.reader)
+    assert again["evidence"]["reader_sha256"] == file_sha256(cfg.thrown_reader)
     assert again["evidence"]["detector_sha256"] == file_sha256(cfg.thrown_detector)
     assert again["reader"]["views"] == first["reader"]["views"] == cfg.views

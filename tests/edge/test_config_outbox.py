@@ -211,11 +211,11 @@ def test_the_reader_puts_dice_in_doubt_by_the_tables_game():
 
 
 def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
-    # models/reader.md, sessions 36-37, rules 31-32: Craps and High Roll read with
-    # reader.onnx, Props & Hops with reader.shaker.onnx; a reader the integrator names is used
-    # in every game; a model profile is checked against the reader the table reads with (a
-    # profile fitted on one reader is refused by a table of the other), so its lines never
-    # carry over.
+    # models/reader.md, sessions 36-37 and 53, rules 31-32 and 54: Craps and High Roll read
+    # with reader.thrown.onnx, Props & Hops with reader.shaker.onnx; a reader the integrator
+    # names is used in every game; a model profile is checked against the reader the table
+    # reads with (a profile fitted on one reader is refused by a table of the other), so its
+    # lines never carry over.
     import shutil
     from pathlib import Path
 
@@ -227,7 +227,7 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
     from dicecall.vision.config import ReaderConfig
     from dicecall.vision.evidence import model_ids
 
-    plain, thrown = ReaderConfig().shaker_reader, ReaderConfig().reader
+    plain, thrown = ReaderConfig().shaker_reader, ReaderConfig().thrown_reader
     if plain is None:
         pytest.skip("no reader for Props & Hops alone is the default")
     cfg = load_config(Path(__file__).parents[2] / "docs" / "edge-table.example.yaml")
@@ -268,8 +268,9 @@ def test_the_thrown_games_read_with_their_own_reader_and_its_profile(tmp_path):
 
 def test_int8_reads_each_game_with_its_own_readers_int8_file():
     # models/README.md, session 24: the INT8 reader behind the FP32 detector. Props & Hops's
-    # tilt line was judged on reader.shaker.onnx (models/reader.md, session 37), so its INT8
-    # file is that reader's; a named reader and the switch together are refused, not guessed.
+    # tilt line was judged on reader.shaker.onnx (models/reader.md, session 37), Craps and
+    # High Roll's on reader.thrown.onnx (session 53), so each INT8 file is that reader's; a
+    # named reader and the switch together are refused, not guessed.
     from pathlib import Path
 
     from pydantic import ValidationError
@@ -284,14 +285,14 @@ def test_int8_reads_each_game_with_its_own_readers_int8_file():
     used = {g: _reader(cfg.model_copy(update={"game": g})).config
             for g in ("craps", "high-roll-dice", "props-and-hops")}
     assert {g: c.reader.name for g, c in used.items()} == {
-        "craps": "reader.int8.onnx", "high-roll-dice": "reader.int8.onnx",
+        "craps": "reader.thrown.int8.onnx", "high-roll-dice": "reader.thrown.int8.onnx",
         "props-and-hops": "reader.shaker.int8.onnx"}
     assert {g: c.detector for g, c in used.items()} == {
         "craps": ReaderConfig().thrown_detector, "high-roll-dice": ReaderConfig().thrown_detector,
         "props-and-hops": ReaderConfig().shaker_detector}  # FP32 detectors
     assert all(c.reader.is_file() for c in used.values())
-    assert file_sha256(MODELS_DIR / "reader.int8.onnx") != file_sha256(
-        MODELS_DIR / "reader.shaker.int8.onnx")
+    assert len({file_sha256(MODELS_DIR / f) for f in (
+        "reader.int8.onnx", "reader.thrown.int8.onnx", "reader.shaker.int8.onnx")}) == 3
     with pytest.raises(ValidationError, match="set one of them"):
         cfg.reader.model_validate({"int8": True, "reader": "mine.onnx"})
 

@@ -28,6 +28,8 @@ CASES = [
     ("detector", "detector.shaker.onnx", contract.DETECTOR_INPUTS, contract.DETECTOR_OUTPUTS),
     ("reader", "reader.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
     ("reader", "reader.int8.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
+    ("reader", "reader.thrown.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
+    ("reader", "reader.thrown.int8.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
     ("reader", "reader.shaker.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
     ("reader", "reader.shaker.int8.onnx", contract.READER_INPUTS, contract.READER_OUTPUTS),
 ]
@@ -69,7 +71,8 @@ def test_model_matches_card_and_contract(card: str, name: str, inputs: dict, out
     }
 
 
-@pytest.mark.parametrize("name", ["reader.onnx", "reader.int8.onnx", "reader.shaker.onnx",
+@pytest.mark.parametrize("name", ["reader.onnx", "reader.int8.onnx", "reader.thrown.onnx",
+                                  "reader.thrown.int8.onnx", "reader.shaker.onnx",
                                   "reader.shaker.int8.onnx"])
 def test_reader_takes_any_number_of_crops(name: str) -> None:
     path = MODELS / name
@@ -91,7 +94,8 @@ def test_card_sha256_matches_file() -> None:
             assert hashlib.sha256((MODELS / name).read_bytes()).hexdigest() == digest, name
 
 
-@pytest.mark.parametrize("name", ["reader.int8.onnx", "reader.shaker.int8.onnx"])
+@pytest.mark.parametrize("name", ["reader.int8.onnx", "reader.thrown.int8.onnx",
+                                  "reader.shaker.int8.onnx"])
 def test_int8_reader_gives_every_output_at_full_range(name: str) -> None:
     """Session 23 found the INT8 reader's up-margin logit clipped to 0-12.4, so it could
     never read a margin under 22.5 degrees nor call a die void (`docs/verdicts.md`)."""
@@ -102,21 +106,35 @@ def test_int8_reader_gives_every_output_at_full_range(name: str) -> None:
     assert clipped_outputs(onnx.load(str(path)).graph) == []
 
 
-def test_every_reader_reads_faces_pips_and_dice_alike() -> None:
-    """reader.onnx is reader.shaker.onnx with only its flags and up margin fine-tuned behind
-    the wider detector's and detector.thrown.onnx's boxes (models/reader.md, sessions 34-37,
-    rules 29, 31, 32), so every face figure measured for one holds in every game."""
-    paths = [MODELS / "reader.shaker.onnx", MODELS / "reader.onnx"]
+def _outputs(path: Path, crops: np.ndarray) -> dict[str, np.ndarray]:
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    return dict(zip(names, sess.run(None, reader_feeds(sess, crops, None)), strict=True))
+
+
+def test_the_game_readers_read_faces_pips_and_dice_alike() -> None:
+    """reader.thrown.onnx is reader.shaker.onnx with only its flags and up margin fine-tuned
+    behind the wider detector's and detector.thrown.onnx's boxes (models/reader.md, sessions
+    34-37, rules 29, 31, 32), so every face figure measured for one holds in every game."""
+    paths = [MODELS / "reader.shaker.onnx", MODELS / "reader.thrown.onnx"]
     if not all(p.is_file() for p in paths):
         pytest.skip("reader.shaker.onnx is not committed")
     crops = np.random.default_rng(5).random((4, 3, 64, 64), np.float32)
-    outs = []
-    for p in paths:
-        sess = ort.InferenceSession(str(p), providers=["CPUExecutionProvider"])
-        names = [o.name for o in sess.get_outputs()]
-        run = sess.run(None, reader_feeds(sess, crops, None))
-        outs.append(dict(zip(names, run, strict=True)))
-    same, tuned = outs
+    same, tuned = (_outputs(p, crops) for p in paths)
     for name in ("face_logits", "pip_heatmap", "die_logit"):
         np.testing.assert_array_equal(tuned[name], same[name], err_msg=name)
     assert not np.array_equal(tuned["tilt_logit"], same["tilt_logit"])
+
+
+def test_the_reader_without_a_game_moves_only_its_face_and_pips() -> None:
+    """reader.onnx is reader.thrown.onnx with its face and pip branch fine-tuned on scenes
+    rendered at the camera's size (models/reader.md, session 53, rule 54): its flags, up
+    margin and die-or-not, which the verdict's lines read, are reader.thrown.onnx's."""
+    paths = [MODELS / "reader.thrown.onnx", MODELS / "reader.onnx"]
+    if not all(p.is_file() for p in paths):
+        pytest.skip("reader.thrown.onnx is not committed")
+    crops = np.random.default_rng(6).random((4, 3, 64, 64), np.float32)
+    base, tuned = (_outputs(p, crops) for p in paths)
+    for name in ("tilt_logit", "stacked_logit", "die_logit", "margin_logit"):
+        np.testing.assert_allclose(tuned[name], base[name], atol=1e-4, err_msg=name)
+    assert not np.allclose(tuned["face_logits"], base["face_logits"], atol=1e-3)

@@ -125,12 +125,17 @@ def test_where_a_cocked_die_counts_the_thrown_detector_finds_the_dice():
 
 def test_where_a_cocked_die_counts_the_thrown_reader_reads_the_dice(tmp_path):
     # models/reader.md, session 36, rule 31: Craps and High Roll read with the reader whose
-    # flags were tuned behind their detector's boxes, which is since session 37 also the
-    # reader without a game (rule 32). None keeps one reader for every game.
+    # flags were tuned behind their detector's boxes; since session 53 (rule 54) the reader
+    # without a game is that reader with its face fine-tuned, which no game's lines were
+    # judged on. None keeps one reader for every game.
     cfg = ReaderConfig(thrown_reader=tmp_path / "thrown.onnx")
     assert for_game(cfg, cocked_counts=True).reader == tmp_path / "thrown.onnx"
-    assert ReaderConfig().thrown_reader is None
-    assert for_game(ReaderConfig(), cocked_counts=True).reader == ReaderConfig().reader
+    default = ReaderConfig()
+    assert default.thrown_reader is not None and default.thrown_reader.is_file()
+    assert default.thrown_reader != default.reader
+    assert for_game(default, cocked_counts=True).reader == default.thrown_reader
+    one = default.model_copy(update={"thrown_reader": None})
+    assert for_game(one, cocked_counts=True).reader == default.reader
 
 
 def test_where_a_cocked_die_is_a_no_roll_the_shaker_files_read_the_dice():

@@ -93,7 +93,7 @@ def test_predict_and_evaluate_read_as_the_game_named(built_readers, tmp_path):
     # An integrator scores a table's own frames as that table reads them: Craps and High Roll
     # behind detector.thrown.onnx (docs/verdicts.md, session 25, rule 15), Props & Hops
     # behind detector.shaker.onnx, no game behind detector.onnx (models/reader.md, session
-    # 37, rule 32).
+    # 37, rule 32); each game with its own reader (reader.thrown.onnx since session 53).
     from dicecall.vision.config import ReaderConfig
 
     good = str(SAMPLES / "craps_0000004.jpg")
@@ -106,8 +106,8 @@ def test_predict_and_evaluate_read_as_the_game_named(built_readers, tmp_path):
     cfg = ReaderConfig()
     assert [c.detector for c in built_readers] == [cfg.thrown_detector, cfg.thrown_detector,
                                                    cfg.shaker_detector, cfg.detector]
-    assert [c.reader for c in built_readers] == [cfg.reader, cfg.reader, cfg.shaker_reader,
-                                                 cfg.reader]
+    assert [c.reader for c in built_readers] == [cfg.thrown_reader, cfg.thrown_reader,
+                                                 cfg.shaker_reader, cfg.reader]
     res = CliRunner().invoke(app, ["evaluate", "--game", "roulette", str(tmp_path)])
     assert res.exit_code == 2 and "roulette" in res.output
 
