@@ -23,7 +23,8 @@ from dicecall.models.flags_train import (  # noqa: E402
 )
 
 FRAMES = Path(__file__).parents[1] / "data" / "frames"
-COMMITTED = Path(__file__).parents[2] / "models" / "reader.onnx"
+# The reader without stages of its own (reader.onnx has the face's own copy since session 53).
+COMMITTED = Path(__file__).parents[2] / "models" / "reader.thrown.onnx"
 
 
 def test_auc_counts_pairs_and_ties_half() -> None:
@@ -96,7 +97,7 @@ def test_an_unknown_selection_or_no_slight_dice_to_select_by_is_refused(tmp_path
 
 def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
         tmp_path: Path, onnx_and_checkpoint, whole_and_resumed) -> None:
-    """On the committed reader: face, pips and die-or-not stay those of reader.onnx to 1e-4,
+    """On the committed reader: face, pips and die-or-not stay those of reader.thrown.onnx to 1e-4,
     the flag layers move, the shared layers do not, and a resumed run equals a whole one."""
     from dicecall.models.flags_train import train_flags
     from dicecall.models.onnx_import import reader_from_onnx
@@ -121,7 +122,7 @@ def test_flags_stage_moves_the_flags_and_leaves_faces_pips_and_die_or_not(
 def test_own_stem_starts_as_the_reader_it_copies_and_trains_only_the_flags(
         tmp_path: Path, onnx_and_checkpoint, whole_and_resumed) -> None:
     """`--own-flag-stem`: the copy changes no output at the start; after training, face,
-    pips and die-or-not are still reader.onnx's, the stem moved and the face's did not, a
+    pips and die-or-not are still reader.thrown.onnx's, the stem moved and the face's did not, a
     resumed run equals a whole one, and the exported file reads back with its stem."""
     from dicecall.models.export import READER_OUTPUTS, export_onnx
     from dicecall.models.flags_train import train_flags, with_own_stem
