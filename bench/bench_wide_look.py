@@ -5,7 +5,8 @@
 
 Reads each folder of generated scenes (`dicecall datasets generate`) with the committed
 files of `--game` (none: as `predict` and `evaluate` read, the held-out real set's way),
-FP32 and four views, with the wide look on (`--shrink`; the runtime's is off since rule 42)
+FP32 and four views, with the wide look on (`--shrink`; the runtime's is on without a game
+since rule 55, off in every game)
 and off, each both with the scene's count (as `evaluate_synthetic` and the bench's unseen
 rows read) and without it (as a YOLO folder or `predict` reads: a place the reader dropped
 asks for the wide look). Prints dice

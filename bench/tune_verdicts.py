@@ -107,9 +107,10 @@ def main() -> None:
     ap.add_argument("--no-short-look", action="store_true",
                     help="no closer look at a frame with fewer dice than expected "
                          "(ReaderConfig.short_look; rule 41, docs/verdicts.md)")
-    ap.add_argument("--wide-look", type=float, default=ReaderConfig().wide_look,
+    ap.add_argument("--wide-look", type=float, default=0.0,
                     help="look at the frame shrunk this many times when still short of the "
-                         "count (ReaderConfig.wide_look, 0 off; rule 42, models/reader.md)")
+                         "count (ReaderConfig.wide_look, 0 off, as every game reads: "
+                         "`for_game`; rules 42 and 55, models/reader.md)")
     ap.add_argument("--sure-margin", type=float, default=ReaderConfig().sure_margin,
                     help="a die whose first view reads an up margin under this is read in "
                          "every view (the cascade's margin doubt)")

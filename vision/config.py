@@ -165,9 +165,11 @@ class ReaderConfig(BaseModel):
     # A look at the frame shrunk, where a place the detector found was dropped by the reader
     # or the frame is still short of its count (`DiceReader.wider`): a dark die with bright
     # pips, or one far larger than the detector's training dice, is found as its pips, and
-    # the reader drops each pip (models/reader.md, session 46, rule 42). Off: on the untouched
-    # UNSEEN-S it read 0.19 points more dice right, and rule 42 asked 0.2.
-    wide_look: float = Field(0.0, ge=0.0, le=8.0,
+    # the reader drops each pip (models/reader.md, session 46, rule 42). On without a game
+    # since session 53 (rule 55: at the camera's and a photo's sizes it read 0.20-0.23
+    # points more held-out dice right, none fewer, and epanemu 3 more); every game reads
+    # without it (`for_game`), as rule 42 left it (0.19 points at 640x480, 0.2 asked).
+    wide_look: float = Field(2.0, ge=0.0, le=8.0,
                              description="look again at the frame shrunk this many times "
                                          "where the reader dropped a detection (<= 1: never)")
     # A table knows its roll's count and looks wide only when short of it; `predict` and
@@ -298,8 +300,9 @@ def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
     models/reader.md, sessions 36-37, rules 31-32). Where a cocked die counts the tilt changes
     the call of a die only through its up margin and its two best faces, which put it in
     doubt themselves, so the tilt alone puts no die in doubt; where it is a no roll it does.
-    Crops are not softened (`soften_sigma` 0) unless `cfg` sets it: rule 52 judged the
-    reader without a game, and no game's lines were chosen with it (models/reader.md)."""
+    Crops are not softened (`soften_sigma` 0) and the frame is not looked at shrunk
+    (`wide_look` 0) unless `cfg` sets them: rules 52 and 55 judged the reader without a
+    game, and no game's lines were chosen with them (models/reader.md)."""
     pairs = ((("detector", cfg.thrown_detector), ("reader", cfg.thrown_reader)) if cocked_counts
              else (("detector", cfg.shaker_detector), ("reader", cfg.shaker_reader)))
     update: dict = {k: v for k, v in pairs if v is not None}
@@ -309,6 +312,8 @@ def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
     update["wide_on_drops"] = False
     if "soften_sigma" not in cfg.model_fields_set:  # rule 52 judged the reader without a game
         update["soften_sigma"] = 0.0
+    if "wide_look" not in cfg.model_fields_set:  # so did rule 55
+        update["wide_look"] = 0.0
     return cfg.model_copy(update=update)
 
 

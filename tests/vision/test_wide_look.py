@@ -129,6 +129,10 @@ def test_a_table_looks_wide_only_against_its_count(scene):
     assert not for_game(ReaderConfig(), False).wide_on_drops
 
 
-def test_off_by_default():
-    """Rule 42 was not met (models/reader.md, session 46): the runtime reads without it."""
-    assert ReaderConfig().wide_look <= 1.0
+def test_on_without_a_game_and_off_in_every_game_unless_a_table_sets_it():
+    """Rule 55 (models/reader.md, session 53) judged it without a game only; rule 42, which
+    judged the games too, was not met, so a table reads without it unless it asks."""
+    assert ReaderConfig().wide_look == 2.0
+    for cocked_counts in (True, False):
+        assert for_game(ReaderConfig(), cocked_counts).wide_look == 0.0
+        assert for_game(ReaderConfig(wide_look=3.0), cocked_counts).wide_look == 3.0
