@@ -148,13 +148,13 @@ def selected(s: dict) -> float:
         s.get("syn_wrong", 0.0)) + np.nan_to_num(s.get("real_face", 0.0)))
 
 
-def _valid_sets(valid: list[Sample]) -> tuple[tuple, tuple]:
+def _valid_sets(valid: list[Sample], soften: float = 0.0) -> tuple[tuple, tuple]:
     synth = [s for s in valid if s.source.startswith("synthetic")]
     real = [s for s in valid if not s.source.startswith("synthetic")]
-    crops, _, faces, _ = contract_crops(synth)
+    crops, _, faces, _ = contract_crops(synth, soften=soften)
     small = (np.concatenate([die_size(s) for s in synth]) < SMALL_PX) if synth else \
         np.zeros(0, bool)
-    rcrops, _, rfaces, _ = contract_crops(real)
+    rcrops, _, rfaces, _ = contract_crops(real, soften=soften)
     return (crops, faces, small), (rcrops, rfaces)
 
 
@@ -167,7 +167,8 @@ def train_faces(train: list[Sample], valid: list[Sample], init: Path, out: Path,
     `selected` on `valid`, the start (epoch 0) included; the checkpoints hold the whole
     reader, so `models export` takes them as any reader run. `duotone`: the share of crops
     recoloured in two random colours (`augment.two_colours`), for dice of unseen colours.
-    `soften`: crops the runtime would soften are softened alike (`crops.random_crop`).
+    `soften`: crops the runtime would soften are softened alike (`crops.random_crop`), in
+    training and in validation.
 
     Raises:
         ValueError: `init` lacks a layer this stage trains or keeps, or `stages` is not 1
@@ -181,7 +182,7 @@ def train_faces(train: list[Sample], valid: list[Sample], init: Path, out: Path,
     opt = torch.optim.AdamW(trainable(model, PARTS), lr=lr, weight_decay=5e-4)
     cache = build_cache(train)
     small = np.concatenate([die_size(s) for s in train if len(s.faces)]) < SMALL_PX
-    syn, real = _valid_sets(valid)
+    syn, real = _valid_sets(valid, soften)  # scored on the crops it will be given
     start, best = 0, -np.inf
     if resume and (out / "last.pt").is_file():
         start, best, _ = load_checkpoint(out / "last.pt", model, opt)

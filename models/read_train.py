@@ -5,12 +5,14 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 from torch.nn import functional as F
 
 from dicecall.models.contract import (
     CROP_SCALE,
+    CROP_SIZE,
     MARGIN_SPAN_DEG,
     crop_die,
     crops_to_input,
@@ -29,6 +31,7 @@ from dicecall.models.trainloop import (
     save_checkpoint,
     seed_everything,
 )
+from dicecall.vision.preprocess import SOFTEN_BELOW
 
 REAL_REPEAT = 2  # each real die appears this often per epoch: real photos are few
 SYNTH_PER_REAL = 2.0  # at most this many synthetic dice per real die in one epoch
@@ -99,10 +102,13 @@ def reader_loss(model: Reader, batch: dict[str, torch.Tensor]) -> tuple[torch.Te
                   "die": ld.item(), "margin": lm.item()}
 
 
-def contract_crops(samples: list[Sample], negatives: list[np.ndarray] | None = None
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def contract_crops(samples: list[Sample], negatives: list[np.ndarray] | None = None,
+                   soften: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Reader inputs cut exactly as the runtime does, around the labelled dice, or around
-    each sample's negatives ([M, 3] cx, cy, size) when they are given.
+    each sample's negatives ([M, 3] cx, cy, size) when they are given. `soften`: the
+    runtime's `ReaderConfig.soften_sigma`; a crop cut at a scale under `SOFTEN_BELOW` is
+    blurred as the runtime blurs it, so a stage trained with `--soften` is scored on the
+    crops it will be given (models/reader.md, session 53, left it scored on crops as cut).
 
     Returns:
         (crops, geom, faces, flags): [D, 3, 64, 64] float32; [D, 3] float32 die geometry;
@@ -122,7 +128,10 @@ def contract_crops(samples: list[Sample], negatives: list[np.ndarray] | None = N
             labels = [(0, np.nan, np.nan)] * len(where)
         geom.append(g)
         for (cx, cy, size), (face, tilt, stacked) in zip(where, labels, strict=True):
-            crops.append(crop_die(frame, cx, cy, CROP_SCALE * size))
+            crop = crop_die(frame, cx, cy, CROP_SCALE * size)
+            if soften > 0 and CROP_SIZE / max(CROP_SCALE * float(size), 1.0) < SOFTEN_BELOW:
+                crop = cv2.GaussianBlur(crop, (0, 0), soften)
+            crops.append(crop)
             faces.append(face)
             flags.append((tilt, stacked))
     if not crops:

@@ -64,3 +64,29 @@ def test_the_cache_keeps_each_die_size_in_its_own_frame() -> None:
     sizes = np.concatenate([np.maximum(s.boxes[:, 2] - s.boxes[:, 0],
                                        s.boxes[:, 3] - s.boxes[:, 1]) for s in samples])
     np.testing.assert_allclose(cache.px, sizes, rtol=1e-5)
+
+
+def _checker_photo(tmp_path: Path) -> Path:
+    yy, xx = np.mgrid[:900, :900]
+    img = np.where(((xx // 3 + yy // 3) % 2)[..., None] == 1, 235, 20).astype(np.uint8)
+    path = tmp_path / "checker.png"
+    cv2.imwrite(str(path), np.repeat(img, 3, axis=2))
+    return path
+
+
+def test_validation_crops_are_softened_as_the_runtime_softens_them(tmp_path: Path) -> None:
+    """The faces stage scores its epochs on contract crops; with `--soften` they are the
+    softened crops the runtime will give it, large dice only (session 54)."""
+    from dicecall.models.data import Sample
+    from dicecall.models.read_train import contract_crops
+
+    # A 300 px die (crop cut at 64 / 450 of its side) and a 30 px one (64 / 45: upscaled).
+    boxes = np.array([[100, 100, 400, 400], [600, 600, 630, 630]], np.float32)
+    s = Sample(image=_checker_photo(tmp_path), source="synthetic", boxes=boxes,
+               faces=np.array([3, 4]), tilt=np.zeros(2, np.float32),
+               stacked=np.zeros(2, np.float32))
+    sharp = contract_crops([s])[0]
+    soft = contract_crops([s], soften=1.5)[0]
+    as_image = [(c.transpose(1, 2, 0) * 255).astype(np.float32) for c in (sharp[0], soft[0])]
+    assert _detail(as_image[1]) < 0.6 * _detail(as_image[0])
+    np.testing.assert_array_equal(sharp[1], soft[1])
