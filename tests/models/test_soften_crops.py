@@ -18,11 +18,16 @@ from dicecall.models.data import load_folder
 FRAMES = Path(__file__).parents[1] / "data" / "frames"
 
 
+def _checker(side: int) -> np.ndarray:
+    """(side, side, 3) uint8 fine black and white squares, 3 px each: detail a blur removes."""
+    yy, xx = np.mgrid[:side, :side]
+    img = np.where(((xx // 3 + yy // 3) % 2)[..., None] == 1, 235, 20).astype(np.uint8)
+    return np.repeat(img, 3, axis=2)
+
+
 def _checker_cache(px: float | None) -> CropCache:
     """One die of fine black and white squares, `px` wide in its own frame."""
-    yy, xx = np.mgrid[:CACHE_SIZE, :CACHE_SIZE]
-    img = np.where(((xx // 3 + yy // 3) % 2)[..., None] == 1, 235, 20).astype(np.uint8)
-    img = np.repeat(img, 3, axis=2)
+    img = _checker(CACHE_SIZE)
     return CropCache(images=img[None], faces=np.array([3]), tilt=np.array([0.0], np.float32),
                      stacked=np.array([0.0], np.float32),
                      pips=np.full((1, 6, 2), np.nan, np.float32), real=np.array([False]),
@@ -67,10 +72,8 @@ def test_the_cache_keeps_each_die_size_in_its_own_frame() -> None:
 
 
 def _checker_photo(tmp_path: Path) -> Path:
-    yy, xx = np.mgrid[:900, :900]
-    img = np.where(((xx // 3 + yy // 3) % 2)[..., None] == 1, 235, 20).astype(np.uint8)
     path = tmp_path / "checker.png"
-    cv2.imwrite(str(path), np.repeat(img, 3, axis=2))
+    cv2.imwrite(str(path), _checker(900))
     return path
 
 
