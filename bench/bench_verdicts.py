@@ -170,6 +170,9 @@ def main() -> None:
     parser.add_argument("--margin-scale", type=float, default=None,
                         help="second crop for the up margin, x the box side, 0 = none "
                              "(default: the runtime's; ReaderConfig.margin_crop_scale)")
+    parser.add_argument("--thrown-temperature", type=float, default=None,
+                        help="face temperature of Craps and High Roll's reader (default: the "
+                             "runtime's; ReaderConfig.thrown_temperature)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     args = parser.parse_args()
@@ -192,10 +195,13 @@ def main() -> None:
         rcfg = with_models(rcfg or ReaderConfig(), args.models)
     asked = {"views": args.views, "first_views": args.first_views, "zoom_below": args.zoom,
              "tilt_crop_scale": args.tilt_scale, "face_crop_scale": args.face_scale,
-             "margin_crop_scale": args.margin_scale}
+             "margin_crop_scale": args.margin_scale,
+             "thrown_temperature": args.thrown_temperature}
     asked = {k: v for k, v in asked.items() if v is not None}
     if asked:  # validated, unlike model_copy: a second crop narrower than 1.5 is refused
-        rcfg = ReaderConfig(**{**(rcfg or ReaderConfig()).model_dump(), **asked})
+        # only the fields set: `for_game` leaves a game's crops unsoftened unless told
+        rcfg = ReaderConfig(**{**(rcfg or ReaderConfig()).model_dump(exclude_unset=True),
+                               **asked})
     readers = GameReaders(rcfg)
     c = readers.cfg
     print(f"views per crop: {c.views} (first {min(c.first_views, c.views)}, the rest for a "

@@ -153,6 +153,9 @@ def main() -> None:
     ap.add_argument("--scenes", type=lambda t: t.split(","), default=list(SCENES),
                     help="scene folders to read (default: all three); a Props & Hops line "
                          "needs only shaker")
+    ap.add_argument("--thrown-temperature", type=float, default=None,
+                    help="face temperature of Craps and High Roll's reader (default: the "
+                         "runtime's; ReaderConfig.thrown_temperature)")
     ap.add_argument("--uncalibrated", action="store_true",
                     help="read without the scenes' cameras (a table without intrinsics)")
     args = ap.parse_args()
@@ -183,7 +186,8 @@ def main() -> None:
                                        sure_margin=args.sure_margin,
                                        sure_tilt=args.sure_tilt,
                                        short_look=not args.no_short_look,
-                                       wide_look=args.wide_look),
+                                       wide_look=args.wide_look,
+                                       thrown_temperature=args.thrown_temperature),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
                views, cfg.pip_threshold, cfg.pip_radius, cfg.temperature,
@@ -204,6 +208,8 @@ def main() -> None:
         for field in ("shaker_detector", "shaker_reader"):  # Props & Hops's own (session 37)
             if getattr(cfg, field) is not None:
                 key += ((field, _digest(getattr(cfg, field))),)
+        if cfg.thrown_temperature is not None:  # Craps and High Roll's own (session 56)
+            key += (("thrown_temperature", cfg.thrown_temperature),)
         if cfg.short_look:  # reads kept before session 45 had no closer look
             key += (("short_look", True),)
         if cfg.wide_look > 1.0:  # reads kept before session 46 had no wide look

@@ -170,8 +170,9 @@ def load_profile(path: str | Path, reader: ReaderConfig | None = None,
     # Averaging views changes the logits and the flags' scores, so the reader reads as it did
     # when the values were fitted: profiles from before views existed were fitted on one.
     views = prof.reader.views or (1 if prof.profile_version < 3 else base.views)
-    cfg = ReaderConfig(**{**base.model_dump(), "temperature": prof.reader.temperature,
-                          "views": views})
+    # only the fields `base` set, so `for_game`'s own choices (unsoftened crops) still hold
+    cfg = ReaderConfig(**{**base.model_dump(exclude_unset=True),
+                          "temperature": prof.reader.temperature, "views": views})
     verdict = prof.verdict if prof.profile_version >= 4 else \
         prof.verdict.model_copy(update={"agreeing_confidence": 0.0})
     return cfg, verdict

@@ -77,6 +77,14 @@ class ReaderConfig(BaseModel):
         MODELS_DIR / "reader.shaker.onnx",
         description="crop reader ONNX file for games where a cocked die is a no roll (Props "
                     "& Hops); None: `reader`")
+    # A face fine-tuned again reads more dice right but less surely (models/reader.md, rule
+    # 58), so the temperature the lines were fitted with belongs to the file it was fitted
+    # on: where a cocked die counts, the games read `thrown_reader` with this one. A table's
+    # own calibrated `temperature` (`dicecall calibrate model`) wins over it.
+    thrown_temperature: float | None = Field(
+        None, gt=0.0, le=10.0,
+        description="face logit temperature of `thrown_reader` (Craps, High Roll); None: "
+                    "`temperature`")
     det_size: int = Field(320, ge=64, le=1280, multiple_of=32,
                           description="detector input side in pixels (model card)")
     crop_size: int = Field(64, ge=16, le=256, description="reader crop side in pixels")
@@ -308,6 +316,9 @@ def for_game(cfg: ReaderConfig, cocked_counts: bool) -> ReaderConfig:
     update: dict = {k: v for k, v in pairs if v is not None}
     if cocked_counts:
         update["sure_tilt"] = 1.0
+        if cfg.thrown_reader is not None and cfg.thrown_temperature is not None \
+                and "temperature" not in cfg.model_fields_set:
+            update["temperature"] = cfg.thrown_temperature
     # a table reads a roll against its count (`DiceReader.recount`, the edge)
     update["wide_on_drops"] = False
     if "soften_sigma" not in cfg.model_fields_set:  # rule 52 judged the reader without a game

@@ -13,7 +13,7 @@ from dicecall.calibration.collect import collect
 from dicecall.calibration.model import calibrate_samples
 from dicecall.calibration.profile import load_profile
 from dicecall.calibration.scores import Samples, synthetic_samples
-from dicecall.vision.config import ReaderConfig
+from dicecall.vision.config import ReaderConfig, for_game
 from dicecall.vision.verdict import VerdictConfig
 
 
@@ -27,6 +27,19 @@ def test_profile_loads_into_the_edge_configs(tmp_path):
     assert reader.temperature == cal.profile.reader.temperature and reader.threads == 1
     assert verdict == cal.profile.verdict
     assert verdict.void_margin == VerdictConfig().void_margin  # not calibrated: kept
+
+
+def test_a_profile_loaded_first_leaves_the_games_crops_unsoftened(tmp_path):
+    # `for_game` leaves a game's crops unsoftened unless the table asked for softening
+    # (rule 52 judged softening without a game); a profile sets only its own fields.
+    calibrate_samples(synthetic_samples(4000, 2.0, 0), "synthetic").profile.save(
+        tmp_path / "p.json")
+    reader, _ = load_profile(tmp_path / "p.json")
+    assert ReaderConfig().soften_sigma > 0
+    assert for_game(reader, cocked_counts=True).soften_sigma == 0.0
+    assert for_game(reader, cocked_counts=True).temperature == reader.temperature
+    soft, _ = load_profile(tmp_path / "p.json", ReaderConfig(soften_sigma=1.0))
+    assert for_game(soft, cocked_counts=False).soften_sigma == 1.0
 
 
 def test_profile_makes_the_edge_read_with_the_views_it_was_fitted_on(tmp_path):

@@ -138,6 +138,26 @@ def test_where_a_cocked_die_counts_the_thrown_reader_reads_the_dice(tmp_path):
     assert for_game(one, cocked_counts=True).reader == default.reader
 
 
+def test_the_thrown_reader_reads_with_its_own_temperature_unless_the_table_set_one(tmp_path):
+    # models/reader.md, rule 58: a face fine-tuned again is less sure than the one the
+    # lines were fitted on, so its temperature goes with its file; a table's calibrated
+    # temperature (`dicecall calibrate model`) is fitted on that table and wins.
+    cfg = ReaderConfig(thrown_temperature=0.6)
+    assert for_game(cfg, cocked_counts=True).temperature == 0.6
+    assert for_game(cfg, cocked_counts=False).temperature == cfg.temperature != 0.6
+    assert for_game(for_game(cfg, True), True) == for_game(cfg, True)  # a second call: same
+    table = ReaderConfig(thrown_temperature=0.6, temperature=1.1)
+    assert for_game(table, cocked_counts=True).temperature == 1.1
+    # an integrator's own reader in every game (`thrown_reader` None) is not the file the
+    # thrown temperature was fitted on
+    mine = cfg.model_copy(update={"thrown_reader": None})
+    assert for_game(mine, cocked_counts=True).temperature == cfg.temperature
+    unset = ReaderConfig()
+    assert for_game(unset, True).temperature == (unset.thrown_temperature or unset.temperature)
+    with pytest.raises(ValueError):
+        ReaderConfig(thrown_temperature=0.0)
+
+
 def test_where_a_cocked_die_is_a_no_roll_the_shaker_files_read_the_dice():
     # models/reader.md, session 37, rule 32: Props & Hops reads with the files its tilt
     # line was judged on; the reader that knows no game reads new die styles better. None
