@@ -40,6 +40,11 @@ def test_a_profile_loaded_first_leaves_the_games_crops_unsoftened(tmp_path):
     assert for_game(reader, cocked_counts=True).temperature == reader.temperature
     soft, _ = load_profile(tmp_path / "p.json", ReaderConfig(soften_sigma=1.0))
     assert for_game(soft, cocked_counts=False).soften_sigma == 1.0
+    # the edge picks the game's files first (edge/reading.py): the profile keeps them
+    table = for_game(ReaderConfig(threads=1), cocked_counts=True)
+    loaded, _ = load_profile(tmp_path / "p.json", table, check_model=False)
+    assert (loaded.detector, loaded.reader, loaded.soften_sigma, loaded.threads) == (
+        table.detector, table.reader, 0.0, 1)
 
 
 def test_profile_makes_the_edge_read_with_the_views_it_was_fitted_on(tmp_path):
