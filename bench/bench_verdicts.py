@@ -173,6 +173,10 @@ def main() -> None:
     parser.add_argument("--thrown-temperature", type=float, default=None,
                         help="face temperature of Craps and High Roll's reader (default: the "
                              "runtime's; ReaderConfig.thrown_temperature)")
+    parser.add_argument("--short-look-again", type=float, default=None,
+                        help="still short after the closer look, look again until the median "
+                             "kept die spans this many detector pixels (default: the "
+                             "runtime's; ReaderConfig.short_look_again)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     args = parser.parse_args()
@@ -196,7 +200,8 @@ def main() -> None:
     asked = {"views": args.views, "first_views": args.first_views, "zoom_below": args.zoom,
              "tilt_crop_scale": args.tilt_scale, "face_crop_scale": args.face_scale,
              "margin_crop_scale": args.margin_scale,
-             "thrown_temperature": args.thrown_temperature}
+             "thrown_temperature": args.thrown_temperature,
+             "short_look_again": args.short_look_again}
     asked = {k: v for k, v in asked.items() if v is not None}
     if asked:  # validated, unlike model_copy: a second crop narrower than 1.5 is refused
         # only the fields set: `for_game` leaves a game's crops unsoftened unless told

@@ -104,6 +104,10 @@ def main() -> None:
                     help="second looks: one window per cluster of dice, at most this many")
     ap.add_argument("--zoom-prefer-first", action="store_true",
                     help="a die both looks found keeps the first look's box")
+    ap.add_argument("--short-look-again", type=float, default=None,
+                    help="still short after the closer look, look again until the median kept "
+                         "die spans this many detector pixels (ReaderConfig.short_look_again; "
+                         "0 never)")
     ap.add_argument("--no-short-look", action="store_true",
                     help="no closer look at a frame with fewer dice than expected "
                          "(ReaderConfig.short_look; rule 41, docs/verdicts.md)")
@@ -186,6 +190,7 @@ def main() -> None:
                                        sure_margin=args.sure_margin,
                                        sure_tilt=args.sure_tilt,
                                        short_look=not args.no_short_look,
+                                       short_look_again=args.short_look_again,
                                        wide_look=args.wide_look,
                                        thrown_temperature=args.thrown_temperature),
                           args.models)
@@ -212,6 +217,8 @@ def main() -> None:
             key += (("thrown_temperature", cfg.thrown_temperature),)
         if cfg.short_look:  # reads kept before session 45 had no closer look
             key += (("short_look", True),)
+        if cfg.short_look_again:  # session 57, rule 60
+            key += (("short_look_again", cfg.short_look_again),)
         if cfg.wide_look > 1.0:  # reads kept before session 46 had no wide look
             key += (("wide_look", cfg.wide_look, cfg.wide_die, cfg.wide_apart),)
         if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's

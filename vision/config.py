@@ -170,6 +170,16 @@ class ReaderConfig(BaseModel):
     # roll a no roll (`die_missing`).
     short_look: bool = Field(True, description="when fewer dice than the game expects are "
                                                "kept, look again, enlarged, around those kept")
+    # A kept box may be two touching dice boxed as one: its side is then two dice wide, and
+    # the closer look, enlarging until it spans `zoom_to`, leaves each die as small as the
+    # first look saw it, or declines (`zoom_min_gain`) once the pair spans 22 detector
+    # pixels (docs/verdicts.md, session 57, rule 60). Enlarging more at once loses dice the
+    # closer look finds now (a lone die at twice the size), so it is a second look, taken
+    # only when the first leaves the frame short with one die kept.
+    short_look_again: float = Field(0.0, ge=0.0, le=320.0,
+                                    description="still short after the closer look with one "
+                                                "die kept, look once more, enlarged until it "
+                                                "spans this many detector pixels (0: never)")
     # A look at the frame shrunk, where a place the detector found was dropped by the reader
     # or the frame is still short of its count (`DiceReader.wider`): a dark die with bright
     # pips, or one far larger than the detector's training dice, is found as its pips, and

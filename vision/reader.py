@@ -251,7 +251,7 @@ class DiceReader:
         found = self.detect(frame)
         dice = self._read_found(frame, found, view)
         if expected is not None and len(dice) < expected:
-            dice = self.closer(frame, dice, view)
+            dice = self.closer(frame, dice, view, expected)
         tiled = self._tiled(frame, found, dice, view)
         if tiled is not None:
             return tiled
@@ -268,7 +268,7 @@ class DiceReader:
         when the frame is short of it: the closer look, then the wide look while still
         short. For the edge, which reads a settled frame before it knows the roll's count."""
         if len(dice) < expected:
-            dice = self.closer(frame, dice, view)
+            dice = self.closer(frame, dice, view, expected)
         if len(dice) < expected:
             dice = self.wider(frame, dice, view)
         return dice
@@ -292,7 +292,8 @@ class DiceReader:
                 return other[keep]
         return None
 
-    def closer(self, frame: np.ndarray, dice: Dice, view: FloorView | None = None) -> Dice:
+    def closer(self, frame: np.ndarray, dice: Dice, view: FloorView | None = None,
+               expected: int | None = None) -> Dice:
         """`dice` with those a second, enlarged look around them finds (off: `dice` as given).
 
         For a frame that holds fewer dice than its game expects. The first look's second
@@ -307,14 +308,28 @@ class DiceReader:
 
         Args:
             view: as `read` (None: the reader's own, as `read` takes it).
+            expected: the roll's count; still short of it after this look with one die
+                kept, the reader looks once more at `short_look_again` (0 or no count: not).
         """
         cfg = self.config
         if not cfg.short_look or len(dice) == 0:
             return dice
         view = (view or self.view) if self.uses_view else None
+        out = self._closer_at(frame, dice, view, cfg.zoom_to)
+        # Only a lone die kept sets the enlargement by its own box, which may hold two dice;
+        # among several the median is one die's, and enlarging past it found false dice in
+        # rolls a die had left (session 57, rule 60).
+        if cfg.short_look_again and expected is not None and len(out) == 1 < expected:
+            out = self._closer_at(frame, out, view, cfg.short_look_again)
+        return out
+
+    def _closer_at(self, frame: np.ndarray, dice: Dice, view: FloorView | None,
+                   target: float) -> Dice:
+        """`closer`'s look, enlarged until the median kept die spans `target` detector px."""
+        cfg = self.config
         scale = cfg.det_size / max(frame.shape[:2])
         # any die size: the dice kept are too few whatever their size
-        win = zoom_window(dice.boxes, frame.shape, cfg.det_size, scale, np.inf, cfg.zoom_to,
+        win = zoom_window(dice.boxes, frame.shape, cfg.det_size, scale, np.inf, target,
                           cfg.zoom_margin, cfg.zoom_min_gain)
         if win is None:
             return dice

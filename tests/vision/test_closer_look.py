@@ -105,3 +105,39 @@ def test_nothing_kept_nothing_to_look_around(reader):
     frame = np.random.default_rng(0).integers(60, 120, (480, 640, 3), np.uint8)
     assert len(reader.closer(frame, Dice.empty())) == 0
     assert len(reader.read(frame, expected=2)) == 0
+
+
+PAIR = DATA / "closer" / "craps_0000794.json"
+
+
+def test_a_pair_boxed_as_one_wide_die_is_split_by_the_look_again():
+    """Rule 60: a touching pair at 1920x1440 boxed as one die two dice wide. The closer look
+    declines to enlarge a box already 28 detector pixels wide, so the roll stays short (a
+    good roll called `die_missing`); the look again, enlarging the box as if it held two
+    dice, reads both."""
+    frame, boxes, faces = labelled_scene(PAIR)
+    assert len(_craps(short_look_again=0).read(frame, expected=2)) == 1
+    dice = _craps(short_look_again=56).read(frame, expected=2)
+    pairs = match(dice.centers, boxes)
+    assert len(dice) == 2 and len(pairs) == 2
+    assert sorted(int(dice.face[p]) for p, _ in pairs) == faces
+
+
+def test_the_look_again_runs_only_while_still_short(scene):
+    """The closer look already reads craps_0000031's pair as two: no look again."""
+    frame, _, _ = scene
+    runs = []
+    for again in (0, 56):
+        reader = _craps(short_look_again=again)
+        assert len(reader.read(frame, expected=2)) == 2
+        runs.append(reader.detector.runs)
+    assert runs[0] == runs[1]
+
+
+def test_the_edges_recount_takes_the_look_again():
+    """The edge reads a settled frame before it knows the count, then `recount`s it."""
+    frame, _, _ = labelled_scene(PAIR)
+    reader = _craps(short_look_again=56)
+    first = reader.read(frame)
+    assert len(first) == 1
+    assert len(reader.recount(frame, first, 2)) == 2
