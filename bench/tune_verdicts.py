@@ -104,10 +104,11 @@ def main() -> None:
                     help="second looks: one window per cluster of dice, at most this many")
     ap.add_argument("--zoom-prefer-first", action="store_true",
                     help="a die both looks found keeps the first look's box")
-    ap.add_argument("--short-look-again", type=float, default=None,
+    ap.add_argument("--short-look-again", type=float,
+                    default=ReaderConfig().short_look_again,
                     help="still short after the closer look, look again until the median kept "
-                         "die spans this many detector pixels (ReaderConfig.short_look_again; "
-                         "0 never)")
+                         "die spans this many detector pixels (default: the runtime's, "
+                         "ReaderConfig.short_look_again; 0 never)")
     ap.add_argument("--no-short-look", action="store_true",
                     help="no closer look at a frame with fewer dice than expected "
                          "(ReaderConfig.short_look; rule 41, docs/verdicts.md)")

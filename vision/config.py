@@ -175,8 +175,9 @@ class ReaderConfig(BaseModel):
     # first look saw it, or declines (`zoom_min_gain`) once the pair spans 22 detector
     # pixels (docs/verdicts.md, session 57, rule 60). Enlarging more at once loses dice the
     # closer look finds now (a lone die at twice the size), so it is a second look, taken
-    # only when the first leaves the frame short with one die kept.
-    short_look_again: float = Field(0.0, ge=0.0, le=320.0,
+    # only when the first leaves the frame short with one die kept. 56 since rule 60 met
+    # its judge (FRESH87, both sizes).
+    short_look_again: float = Field(56.0, ge=0.0, le=320.0,
                                     description="still short after the closer look with one "
                                                 "die kept, look once more, enlarged until it "
                                                 "spans this many detector pixels (0: never)")
