@@ -170,10 +170,10 @@ class ReaderConfig(BaseModel):
     # roll a no roll (`die_missing`).
     short_look: bool = Field(True, description="when fewer dice than the game expects are "
                                                "kept, look again, enlarged, around those kept")
-    # A kept box may be two touching dice boxed as one: its side is then two dice wide, and
-    # the closer look, enlarging until it spans `zoom_to`, leaves each die as small as the
-    # first look saw it, or declines (`zoom_min_gain`) once the pair spans 22 detector
-    # pixels (docs/verdicts.md, session 57, rule 60). Enlarging more at once loses dice the
+    # A lone kept die may be one of a touching pair, or the pair boxed as one: enlarged until
+    # it spans `zoom_to`, the pair can still look like one die to the detector, and a box
+    # holding both already spans about that, so the closer look declines (`zoom_min_gain`;
+    # docs/verdicts.md, session 57, rule 60). Enlarging more at once loses dice the
     # closer look finds now (a lone die at twice the size), so it is a second look, taken
     # only when the first leaves the frame short with one die kept. 56 since rule 60 met
     # its judge (FRESH87, both sizes).

@@ -110,11 +110,10 @@ def test_nothing_kept_nothing_to_look_around(reader):
 PAIR = DATA / "closer" / "craps_0000794.json"
 
 
-def test_a_pair_boxed_as_one_wide_die_is_split_by_the_look_again():
-    """Rule 60: a touching pair at 1920x1440 boxed as one die two dice wide. The closer look
-    declines to enlarge a box already 28 detector pixels wide, so the roll stays short (a
-    good roll called `die_missing`); the look again, enlarging the box as if it held two
-    dice, reads both."""
+def test_a_touching_pair_read_as_one_die_is_split_by_the_look_again():
+    """Rule 60: a touching pair at 1920x1440 read as one die. The closer look, enlarging that
+    die to 28 detector pixels, finds nothing more, so the roll stays short (a good roll
+    called `die_missing`); the look again, enlarging it to 56, reads both."""
     frame, boxes, faces = labelled_scene(PAIR)
     assert len(_craps(short_look_again=0).read(frame, expected=2)) == 1
     dice = _craps(short_look_again=56).read(frame, expected=2)
