@@ -57,9 +57,19 @@ def test_dice_found_only_as_their_pips_are_read(reader, scene, expected):
 
 def test_off_reads_as_before(scene):
     frame, _, _ = scene
-    off = _reader(wide_look=0.0)
+    off = _reader(wide_look=0.0, short_look_again=0.0)
     assert len(off.read(frame)) == 1  # the defect: one die boxed as a pip and dropped
     assert len(off.read(frame, expected=2)) == 1
+
+
+def test_with_a_count_the_look_again_reads_it_too(scene):
+    """Rule 60's look again (one die kept, still short) enlarges the kept die twice as much
+    as the closer look, where the die found only as its pips is found whole."""
+    frame, boxes, faces = scene
+    dice = _reader(wide_look=0.0).read(frame, expected=2)
+    pairs = match(dice.centers, boxes)
+    assert len(dice) == 2 and len(pairs) == 2
+    assert sorted(int(dice.face[p]) for p, _ in pairs) == faces
 
 
 def test_no_wide_look_when_nothing_was_dropped_or_the_count_is_met(reader):
