@@ -316,8 +316,8 @@ class DiceReader:
             return dice
         view = (view or self.view) if self.uses_view else None
         out = self._closer_at(frame, dice, view, cfg.zoom_to)
-        # Only a lone die kept sets the enlargement by its own box, which may hold two dice;
-        # among several the median is one die's, and enlarging past it found false dice in
+        # A lone kept die may be one of a touching pair, or the pair boxed as one; among
+        # several the median box is one die's, and enlarging past it found false dice in
         # rolls a die had left (session 57, rule 60).
         if cfg.short_look_again and expected is not None and len(out) == 1 < expected:
             out = self._closer_at(frame, out, view, cfg.short_look_again)
