@@ -177,6 +177,10 @@ def main() -> None:
                         help="still short after the closer look, look again until the median "
                              "kept die spans this many detector pixels (default: the "
                              "runtime's; ReaderConfig.short_look_again)")
+    parser.add_argument("--closer-keeps-stacked", type=int, choices=(0, 1), default=None,
+                        help="1: dice that replace a kept die in the closer look keep at "
+                             "least its stacked flag (default: the runtime's; "
+                             "ReaderConfig.closer_keeps_stacked)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     args = parser.parse_args()
@@ -201,7 +205,9 @@ def main() -> None:
              "tilt_crop_scale": args.tilt_scale, "face_crop_scale": args.face_scale,
              "margin_crop_scale": args.margin_scale,
              "thrown_temperature": args.thrown_temperature,
-             "short_look_again": args.short_look_again}
+             "short_look_again": args.short_look_again,
+             "closer_keeps_stacked": (None if args.closer_keeps_stacked is None
+                                      else bool(args.closer_keeps_stacked))}
     asked = {k: v for k, v in asked.items() if v is not None}
     if asked:  # validated, unlike model_copy: a second crop narrower than 1.5 is refused
         # only the fields set: `for_game` leaves a game's crops unsoftened unless told

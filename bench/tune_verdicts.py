@@ -109,6 +109,11 @@ def main() -> None:
                     help="still short after the closer look, look again until the median kept "
                          "die spans this many detector pixels (default: the runtime's, "
                          "ReaderConfig.short_look_again; 0 never)")
+    ap.add_argument("--closer-keeps-stacked", type=int, choices=(0, 1),
+                    default=int(ReaderConfig().closer_keeps_stacked),
+                    help="1: dice that replace a kept die in the closer look keep at least "
+                         "its stacked flag (default: the runtime's, "
+                         "ReaderConfig.closer_keeps_stacked; rule 61)")
     ap.add_argument("--no-short-look", action="store_true",
                     help="no closer look at a frame with fewer dice than expected "
                          "(ReaderConfig.short_look; rule 41, docs/verdicts.md)")
@@ -192,6 +197,7 @@ def main() -> None:
                                        sure_tilt=args.sure_tilt,
                                        short_look=not args.no_short_look,
                                        short_look_again=args.short_look_again,
+                                       closer_keeps_stacked=bool(args.closer_keeps_stacked),
                                        wide_look=args.wide_look,
                                        thrown_temperature=args.thrown_temperature),
                           args.models)
@@ -220,6 +226,8 @@ def main() -> None:
             key += (("short_look", True),)
         if cfg.short_look_again:  # session 57, rule 60
             key += (("short_look_again", cfg.short_look_again),)
+        if cfg.closer_keeps_stacked:  # session 58, rule 61
+            key += (("closer_keeps_stacked", True),)
         if cfg.wide_look > 1.0:  # reads kept before session 46 had no wide look
             key += (("wide_look", cfg.wide_look, cfg.wide_die, cfg.wide_apart),)
         if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's

@@ -181,6 +181,13 @@ class ReaderConfig(BaseModel):
                                     description="still short after the closer look with one "
                                                 "die kept, look once more, enlarged until it "
                                                 "spans this many detector pixels (0: never)")
+    # A kept die the closer look (or the look again) splits into two is read again from the
+    # two new boxes, each cut tight around one die; a die on a die boxed as one had its
+    # stacked flag read from the pair, and the split top die can lose it (bench craps set,
+    # `craps_0000008`: 0.90 -> 0.24; docs/verdicts.md, session 58, rule 61).
+    closer_keeps_stacked: bool = Field(False, description="dice that replace a kept die in "
+                                                          "the closer look keep at least its "
+                                                          "stacked flag")
     # A look at the frame shrunk, where a place the detector found was dropped by the reader
     # or the frame is still short of its count (`DiceReader.wider`): a dark die with bright
     # pips, or one far larger than the detector's training dice, is found as its pips, and

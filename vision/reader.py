@@ -6,6 +6,7 @@ real frame is not slower than the rest.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -160,6 +161,19 @@ def _logit(p: np.ndarray) -> np.ndarray:
     """Inverse of the sigmoid, for probabilities the float32 sigmoid may round to 0 or 1."""
     q = np.clip(np.asarray(p, np.float64), 1e-7, 1.0 - 1e-7)
     return np.log(q / (1.0 - q))
+
+
+def _keep_stacked(added: Dice, replaced: Dice, keep_apart: float) -> Dice:
+    """`added` with each die near a die it replaced (as `merge_looks` judges near) given at
+    least that die's stacked flag."""
+    if not len(added) or not len(replaced):
+        return added
+    side = np.maximum(replaced.boxes[:, 2] - replaced.boxes[:, 0],
+                      replaced.boxes[:, 3] - replaced.boxes[:, 1])
+    dist = np.hypot(*(added.centers[:, None, :] - replaced.centers[None, :, :]).transpose(2, 0, 1))
+    near = dist < keep_apart * side[None, :]  # (added, replaced)
+    inherited = np.where(near, replaced.stacked[None, :], 0.0).max(1)
+    return replace(added, stacked=np.maximum(added.stacked, inherited).astype(np.float32))
 
 
 class DiceReader:
@@ -347,6 +361,8 @@ class DiceReader:
         geom = die_geometry(centers, side, frame.shape, view)
         added = self._read_crops(frame, centers[new], boxes[new], cfg.crop_scale * side[new],
                                  scores[new], cascade=True, view=view, geom=geom[new])
+        if cfg.closer_keeps_stacked:
+            added = _keep_stacked(added, dice[~same.any(0)], cfg.zoom_keep_apart)
         out = Dice.concat([dice[same.any(0)], added])
         # a pair that read as fewer dice than the one it replaced gains nothing
         return out if len(out) > len(dice) else dice

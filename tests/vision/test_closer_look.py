@@ -6,6 +6,7 @@ table knows, lets the reader look again, enlarged, at the dice it kept."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from dicecall.vision.config import ReaderConfig, for_game
 from dicecall.vision.dice import Dice
 from dicecall.vision.images import load_image
 from dicecall.vision.preprocess import record_view
-from dicecall.vision.reader import DiceReader
+from dicecall.vision.reader import DiceReader, _keep_stacked
 from dicecall.vision.scoring import match
 
 from .looks import CountingDetector, labelled_scene
@@ -140,3 +141,43 @@ def test_the_edges_recount_takes_the_look_again():
     first = reader.read(frame)
     assert len(first) == 1
     assert len(reader.recount(frame, first, 2)) == 2
+
+
+@pytest.mark.parametrize("keeps", [False, True])
+def test_a_die_the_closer_look_splits_passes_on_its_stacked_flag(keeps):
+    """Rule 61: a die on a die boxed as one is read again, split, from two tight boxes, and
+    the top die can lose the flag the pair was read with (bench craps set, craps_0000008:
+    0.90 -> 0.24), turning a `die_on_die` no roll (623a.8(b)) into a review. With
+    `closer_keeps_stacked` each die that replaces a kept one keeps at least its flag; a die
+    the look adds away from any kept die keeps its own."""
+    frame, _, _ = labelled_scene(PAIR)
+    reader = _craps(short_look_again=56, closer_keeps_stacked=keeps)
+    first = reader.read(frame)
+    assert len(first) == 1
+    flagged = replace(first, stacked=np.full(1, 0.95, np.float32))
+    split = reader.closer(frame, flagged, expected=2)
+    assert len(split) == 2
+    if keeps:
+        assert (split.stacked >= 0.95).all()
+    else:  # read afresh: this pair's own flags are low
+        assert (split.stacked < 0.7).all()
+        unflagged = reader.closer(frame, first, expected=2)
+        np.testing.assert_array_equal(unflagged.stacked, split.stacked)
+
+
+def _boxed(boxes, stacked) -> Dice:
+    b = np.array(boxes, np.float32)
+    n = len(b)
+    z = np.zeros(n, np.float32)
+    return Dice(centers=(b[:, :2] + b[:, 2:]) / 2, boxes=b, face=np.full(n, 3, np.int8),
+                face_probs=np.full((n, 6), 1 / 6, np.float32), pip_face=np.full(n, 3, np.int8),
+                tilt=z, stacked=np.array(stacked, np.float32), det_score=z + 1, up_margin=z + 45)
+
+
+def test_only_the_dice_on_a_replaced_die_take_its_flag():
+    replaced = _boxed([[100, 100, 160, 160]], [0.9])          # a pair boxed as one, flagged
+    added = _boxed([[100, 100, 135, 135], [128, 125, 162, 160],  # the two dice on it
+                    [400, 100, 435, 135]], [0.2, 0.95, 0.1])   # a die elsewhere in the window
+    out = _keep_stacked(added, replaced, ReaderConfig().zoom_keep_apart)
+    np.testing.assert_allclose(out.stacked, [0.9, 0.95, 0.1])
+    assert _keep_stacked(added, Dice.empty(), 0.7) is added
