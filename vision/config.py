@@ -184,8 +184,9 @@ class ReaderConfig(BaseModel):
     # A kept die the closer look (or the look again) splits into two is read again from the
     # two new boxes, each cut tight around one die; a die on a die boxed as one had its
     # stacked flag read from the pair, and the split top die can lose it (bench craps set,
-    # `craps_0000008`: 0.90 -> 0.24; docs/verdicts.md, session 58, rule 61).
-    closer_keeps_stacked: bool = Field(False, description="dice that replace a kept die in "
+    # `craps_0000008`: 0.90 -> 0.24; docs/verdicts.md, session 58, rule 61). On since rule 61
+    # met its judge (FRESH88, both sizes: 3 more dice on dice called off, nothing else moved).
+    closer_keeps_stacked: bool = Field(True, description="dice that replace a kept die in "
                                                           "the closer look keep at least its "
                                                           "stacked flag")
     # A look at the frame shrunk, where a place the detector found was dropped by the reader

@@ -89,7 +89,12 @@ class VerdictConfig(BaseModel):
     # (seeds 9200-9202, 9300-9302, 10100-10102, 10200-10202, 10300-10302; the last untouched
     # until the choice was made) 40 let 24 of 6,095 unsafe rolls through against 33 at 30, for
     # 1.5 points of good rolls, all in Craps and High Roll (docs/verdicts.md).
-    void_margin_deg: float = Field(10.0, ge=0.0, le=90.0,
+    # 5 since session 58 (rule 61, met on FRESH88, both sizes): 10 was the labels' line, but
+    # the head reads dice 0-10 and 10-20 degrees off an edge alike (medians 18 and 20), so a
+    # reading under 10 called more good rolls off than voids (9 against 5 on FRESH88); held
+    # for review under `edge_review_deg` instead, none can become valid. No die of the
+    # spent suites read under 6.5.
+    void_margin_deg: float = Field(5.0, ge=0.0, le=90.0,
                                    description="a die whose estimated up margin is under this "
                                                "many degrees rests on more than one side")
     edge_review_deg: float = Field(40.0, ge=0.0, le=90.0,

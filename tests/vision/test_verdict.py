@@ -511,6 +511,23 @@ def test_void_margin_boundaries_623a_9_b(margin, status):
     assert v.status == status
 
 
+@pytest.mark.parametrize("game", [CRAPS, HIGH])
+@pytest.mark.parametrize(("margin", "status", "code"), [
+    (4.99, NO_ROLL, "cocked_void"), (5.0, REVIEW, "cocked_near_edge"),
+    (9.0, REVIEW, "cocked_near_edge"), (39.9, REVIEW, "cocked_near_edge")])
+def test_a_margin_the_head_cannot_tell_from_a_void_is_a_review_623a_9_c_675a_4_d(
+        game, margin, status, code):
+    """Rule 61 (docs/verdicts.md, session 58): the margin head reads dice 0-10 and 10-20
+    degrees off an edge alike, so only a reading under 5 degrees calls the void itself
+    (623a.9(b), 675a.4(c)); from 5 to the review line a person decides whether it rests on
+    one side or two (623a.9(c), 675a.4(d))."""
+    rest = [] if game == CRAPS else [(40 * k + 20, 200, 2) for k in range(8)]
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": margin}), *rest),
+                profile(game), ZONES)
+    assert v.status == status
+    assert code in {r.code for r in v.reasons}
+
+
 def test_an_edge_die_is_not_lifted_by_the_support_rule_668a_3_h():
     """A die read as resting on an edge is not flat whatever lies near it (668a.3(h))."""
     v = verdict(dice((100, 100, 3), (250, 150, 5, {"tilt": 0.2, "margin": 2.0})),
