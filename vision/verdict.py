@@ -393,6 +393,18 @@ def agreeing_faces(face: np.ndarray, pip_face: np.ndarray, confidence: np.ndarra
 
 
 def _agreeing(dice: Dice, i: int, profile: GameProfile, cfg: VerdictConfig) -> bool:
-    """A face under the confidence line that still counts (rule 46, `agreeing_confidence`)."""
-    return bool(profile.expected <= cfg.agreeing_max_dice and agreeing_faces(
-        dice.face[i], dice.pip_face[i], dice.confidence[i], cfg.agreeing_confidence))
+    """A face under the confidence line that still counts (rule 46, `agreeing_confidence`;
+    in larger rolls, on a die boxed clear of every other, rule 62, `agreeing_alone`)."""
+    small = profile.expected <= cfg.agreeing_max_dice
+    if not (small or (cfg.agreeing_alone and not _touches(dice.boxes, i))):
+        return False
+    return bool(agreeing_faces(dice.face[i], dice.pip_face[i], dice.confidence[i],
+                               cfg.agreeing_confidence))
+
+
+def _touches(boxes: np.ndarray, i: int) -> bool:
+    """Whether box i shares any pixels with another box."""
+    others = np.delete(boxes, i, axis=0)
+    return bool(((np.minimum(boxes[i, 2], others[:, 2]) > np.maximum(boxes[i, 0], others[:, 0]))
+                 & (np.minimum(boxes[i, 3], others[:, 3]) > np.maximum(boxes[i, 1], others[:, 1]))
+                 ).any())

@@ -232,6 +232,14 @@ class VerdictConfig(BaseModel):
     agreeing_max_dice: int = Field(2, ge=1, le=10,
                                    description="the most dice a roll may have for "
                                                "agreeing_confidence to apply")
+    # Rule 62 (session 58, docs/verdicts.md): the stacked rolls rule 46 let through in larger
+    # rolls were held by the doubtful face of a die partly under another, whose box shares
+    # pixels with the top die's; a die boxed clear of every other die is neither beneath
+    # nor leaned on.
+    agreeing_alone: bool = Field(False, description="in a roll of more than "
+                                                    "agreeing_max_dice dice, agreeing_confidence "
+                                                    "applies to a die whose box overlaps no "
+                                                    "other die's")
 
     def tilt_line(self, cocked_counts: bool) -> float:
         """The tilt probability from which a die is cocked, in a game where a cocked die

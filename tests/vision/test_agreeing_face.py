@@ -67,6 +67,27 @@ def test_not_in_a_ten_dice_throw_675a_4_d():
     assert verdict(dice(*ten), profile(HIGH), ZONES, wide).status == VALID
 
 
+ALONE = VerdictConfig(agreeing_confidence=0.9, agreeing_alone=True)
+
+
+def test_in_a_ten_dice_throw_a_die_boxed_clear_of_the_others_counts_675a_4_d():
+    """Rule 62 (docs/verdicts.md, session 58): the doubtful faces that held ten-dice
+    stacked throws belonged to a die partly under another, whose box shares pixels with
+    it; a die boxed clear of every other is neither beneath nor leaned on."""
+    ten = [(30 * k + 10, 50, 2, {"p": 0.95} if k == 3 else {}) for k in range(10)]
+    v = verdict(dice(*ten), profile(HIGH), ZONES, ALONE)
+    assert v.status == VALID
+    assert _reasons(v) == {"low_confidence_agreed": (VALID, "675a.4(d)", (3,))}
+
+
+@pytest.mark.parametrize("x", [115.0, 120.0])  # its box overlaps die 4's (120-140): held
+def test_in_a_ten_dice_throw_a_die_touching_another_is_held_675a_4_d(x):
+    ten = [(30 * k + 10, 50, 2) for k in range(10)]
+    ten[3] = (x, 50, 2, {"p": 0.95})
+    v = verdict(dice(*ten), profile(HIGH), ZONES, ALONE)
+    assert v.status == REVIEW and _reasons(v)["low_confidence"][:2] == (REVIEW, "675a.4(d)")
+
+
 def test_an_extra_roll_of_two_dice_counts_675a_4_d():
     v = verdict(dice((100, 100, 4), (200, 120, 6, {"p": 0.95})), profile(HIGH, 2), ZONES, ON)
     assert v.status == VALID and "low_confidence_agreed" in _reasons(v)
