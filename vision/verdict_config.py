@@ -235,8 +235,9 @@ class VerdictConfig(BaseModel):
     # Rule 62 (session 58, docs/verdicts.md): the stacked rolls rule 46 let through in larger
     # rolls were held by the doubtful face of a die partly under another, whose box shares
     # pixels with the top die's; a die boxed clear of every other die is neither beneath
-    # nor leaned on.
-    agreeing_alone: bool = Field(False, description="in a roll of more than "
+    # nor leaned on. On since rule 62 met its judge (FRESH89, both sizes: High Roll good rolls
+    # valid +1.65 points, nothing more let through, no wrong face).
+    agreeing_alone: bool = Field(True, description="in a roll of more than "
                                                     "agreeing_max_dice dice, agreeing_confidence "
                                                     "applies to a die whose box overlaps no "
                                                     "other die's")

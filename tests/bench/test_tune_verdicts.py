@@ -59,7 +59,7 @@ def test_game_filter_and_the_steep_band_grid(tmp_path, monkeypatch, capsys):
         assert len(lines) == 2 and [line.split()[-14] for line in lines] == ["0.0", "0.2"]
         assert [line.split()[-13] for line in lines] == ["0.0", "0.0"]  # rule 34's floor, off
         assert [line.split()[-3] for line in lines] == ["0.9", "0.9"]  # rule 46's floor
-        assert [line.split()[-1] for line in lines] == ["0", "0"]  # rule 62's switch, off
+        assert [line.split()[-1] for line in lines] == ["1", "1"]  # rule 62's switch, on
         # the "of" columns: unsafe rolls, then good rolls
         rows[game] = [int(line.split()[-11]) + int(line.split()[-9]) for line in lines]
         # rule 43's sure line, rule 44's switch, and the no-roll calls of each kind of roll

@@ -58,16 +58,20 @@ def test_pips_that_disagree_or_cannot_be_read_hold_it_623a_9_c(pips):
     assert {"low_confidence", "readings_disagree"} <= set(_reasons(v))
 
 
-def test_not_in_a_ten_dice_throw_675a_4_d():
+def test_not_in_a_ten_dice_throw_without_rule_62_675a_4_d():
     """Among ten dice a doubtful face was the only sign left of a die on a die."""
     ten = [(30 * k + 10, 50, 2, {"p": 0.95} if k == 3 else {}) for k in range(10)]
-    v = verdict(dice(*ten), profile(HIGH), ZONES, ON)
+    v = verdict(dice(*ten), profile(HIGH), ZONES, ON.model_copy(update={"agreeing_alone": False}))
     assert v.status == REVIEW and _reasons(v)["low_confidence"][:2] == (REVIEW, "675a.4(d)")
     wide = VerdictConfig(agreeing_confidence=0.9, agreeing_max_dice=10)
     assert verdict(dice(*ten), profile(HIGH), ZONES, wide).status == VALID
 
 
 ALONE = VerdictConfig(agreeing_confidence=0.9, agreeing_alone=True)
+
+
+def test_rule_62_is_on_by_default():
+    assert VerdictConfig().agreeing_alone  # met on FRESH89
 
 
 def test_in_a_ten_dice_throw_a_die_boxed_clear_of_the_others_counts_675a_4_d():
