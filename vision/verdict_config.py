@@ -92,8 +92,8 @@ class VerdictConfig(BaseModel):
     # 5 since session 58 (rule 61, met on FRESH88, both sizes): 10 was the labels' line, but
     # the head reads dice 0-10 and 10-20 degrees off an edge alike (medians 18 and 20), so a
     # reading under 10 called more good rolls off than voids (9 against 5 on FRESH88); held
-    # for review under `edge_review_deg` instead, none can become valid. No die of the
-    # spent suites read under 6.5.
+    # for review under `edge_review_deg` instead, none can become valid. No Craps or High
+    # Roll die of FRESH87 read under 6.49 at either size.
     void_margin_deg: float = Field(5.0, ge=0.0, le=90.0,
                                    description="a die whose estimated up margin is under this "
                                                "many degrees rests on more than one side")
