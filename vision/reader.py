@@ -170,7 +170,7 @@ def _keep_stacked(added: Dice, replaced: Dice, keep_apart: float) -> Dice:
         return added
     side = np.maximum(replaced.boxes[:, 2] - replaced.boxes[:, 0],
                       replaced.boxes[:, 3] - replaced.boxes[:, 1])
-    dist = np.hypot(*(added.centers[:, None, :] - replaced.centers[None, :, :]).transpose(2, 0, 1))
+    dist = np.linalg.norm(added.centers[:, None, :] - replaced.centers[None, :, :], axis=2)
     near = dist < keep_apart * side[None, :]  # (added, replaced)
     inherited = np.where(near, replaced.stacked[None, :], 0.0).max(1)
     return replace(added, stacked=np.maximum(added.stacked, inherited).astype(np.float32))
