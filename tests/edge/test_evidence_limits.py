@@ -130,8 +130,9 @@ def test_a_roll_refused_as_too_large_is_sent_again_with_its_hashes():
 def _verdict(boxes, n_extra_reasons: int = 0):
     n = len(boxes)
     c = np.array([[100 + 40 * k, 100] for k in range(n)], np.float32)
-    probs = np.full((n, 6), 0.02, np.float32)
-    probs[:, 1] = 0.9
+    # under rule 46's floor (0.9), which would let an agreeing face count (rule 62)
+    probs = np.full((n, 6), 0.03, np.float32)
+    probs[:, 1] = 0.85
     dice = Dice(centers=c, boxes=np.array(boxes, np.float32), face=[2] * n, face_probs=probs,
                 pip_face=[2] * n, tilt=np.zeros(n), stacked=np.zeros(n), det_score=np.ones(n))
     return verdict(dice, profile("high-roll-dice", n) if n <= 10 else profile("craps"),

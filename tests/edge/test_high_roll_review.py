@@ -37,7 +37,7 @@ def _reviewer(service, delay_s: float, log: list):
 
 
 def test_the_extra_roll_after_a_held_first_throw_waits_for_the_review(tmp_path, service, kit):
-    """The first throw is held (one die read at p=0.9); the desk confirms it 0.6 s later.
+    """The first throw is held (one die read at p=0.85, under rule 46's floor); the desk confirms it 0.6 s later.
     The Extra Roll is already at rest, but its dice count is decided only after the review:
     six dice, not a 10-dice first throw with four missing."""
     table, device, secret = _table(service)
@@ -46,7 +46,7 @@ def test_the_extra_roll_after_a_held_first_throw_waits_for_the_review(tmp_path, 
     cfg = kit.config(tmp_path, service, table, device, secret, replay, game="high-roll-dice",
                      high_roll_wait_s=5)
     events: list = []
-    script = [{"faces": FIRST, "p": 0.9}, EXTRA, NEXT]
+    script = [{"faces": FIRST, "p": 0.85}, EXTRA, NEXT]
     EdgeRunner(cfg, on_event=_reviewer(service, 0.6, events),
                reader=kit.Reader(script)).run(threading.Event())
     reads = [e for e in events if e["kind"] == "read"]
@@ -66,7 +66,7 @@ def test_a_review_not_decided_in_time_gives_a_roll_for_review_not_a_no_roll(tmp_
     cfg = kit.config(tmp_path, service, table, device, secret, replay, game="high-roll-dice",
                      high_roll_wait_s=0.3)
     events: list = []
-    script = [{"faces": FIRST, "p": 0.9}, EXTRA]
+    script = [{"faces": FIRST, "p": 0.85}, EXTRA]
     EdgeRunner(cfg, on_event=events.append, reader=kit.Reader(script)).run(threading.Event())
     reads = [e for e in events if e["kind"] == "read"]
     assert [(e["phase"], e["verdict"]) for e in reads] == [

@@ -39,10 +39,11 @@ def test_by_default_a_doubtful_face_still_holds_the_roll_675a_4_b_d():
     """Why the rule is off (docs/verdicts.md, session 38): on FRESH73 and FRESH74 the only
     hold on some stacked rolls (675a.4(b)) was a doubtful face, of a die partly under the
     top one or of the top die itself. Ten dice found, the top one's stacked flag low, the
-    one beneath read a 3 at p 0.95 (perhaps a 2): four 5s either way, yet a die on a die."""
+    one beneath read a 3 at p 0.95 (perhaps a 2): four 5s either way, yet a die on a die.
+    The top die's box covers part of the one beneath, so rule 62 does not lift it."""
     faces = (5, 5, 5, 5, 6, 6, 1, 4, 3, 3)
     d = dice(*[(30 + 35 * k, 100, f, {"p": 0.95, "second": 2} if k == 8 else {})
-               for k, f in enumerate(faces[:9])], (332, 104, 3, {"stacked": 0.004}))
+               for k, f in enumerate(faces[:9])], (326, 104, 3, {"stacked": 0.004}))
     assert verdict(d, profile(HIGH), ZONES).status == REVIEW
     assert verdict(d, profile(HIGH), ZONES, ON).status == VALID  # the hazard, if turned on
 
