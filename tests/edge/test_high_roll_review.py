@@ -37,8 +37,9 @@ def _reviewer(service, delay_s: float, log: list):
 
 
 def test_the_extra_roll_after_a_held_first_throw_waits_for_the_review(tmp_path, service, kit):
-    """The first throw is held (one die read at p=0.85, under rule 46's floor); the desk confirms it 0.6 s later.
-    The Extra Roll is already at rest, but its dice count is decided only after the review:
+    """The first throw is held (one die read at p=0.85, under rule 46's floor); the desk
+    confirms it 0.6 s later. The Extra Roll is already at rest, but its dice count is
+    decided only after the review:
     six dice, not a 10-dice first throw with four missing."""
     table, device, secret = _table(service)
     replay = tmp_path / "replay"
