@@ -19,7 +19,7 @@ from .pip_layout import fit_pips
 from .preprocess import GEOM_FLOOR_VIEW, GEOM_META, FloorView, crops, die_geometry, letterbox
 from .tiles import choose, inner_edge_cut, merge_tiles, tile_side, tile_windows, worth_tiling
 from .views import sum_views
-from .zoom import merge_looks, zoom_window, zoom_windows
+from .zoom import box_overlap, merge_looks, zoom_window, zoom_windows
 
 STRIDE = 4
 
@@ -146,15 +146,6 @@ def in_doubt(read: tuple, cfg: ReaderConfig) -> np.ndarray:
             & (tilt < cfg.sure_tilt) & (stacked < cfg.sure_stacked) & (die >= cfg.sure_die)
             & ~(margin < cfg.sure_margin))  # NaN: a reader without the output
     return ~sure & (die >= cfg.sure_no_die)
-
-
-def _overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(A, B): the area boxes a and b share over the smaller box's area."""
-    w = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
-    h = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
-    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])  # noqa: E731
-    small = np.minimum(area(a)[:, None], area(b)[None, :])
-    return np.clip(w, 0, None) * np.clip(h, 0, None) / np.maximum(small, 1e-6)
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -390,7 +381,7 @@ class DiceReader:
         view = (view or self.view) if self.uses_view else None
         (c, b, s), _ = self._look(frame, cfg.wide_look)
         if len(c):
-            free = ~(_overlap(b, dice.boxes) > cfg.wide_apart).any(1)
+            free = ~(box_overlap(b, dice.boxes) > cfg.wide_apart).any(1)
             c, b, s = c[free], b[free], s[free]
         if len(c) == 0:
             return dice

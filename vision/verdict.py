@@ -15,6 +15,7 @@ from . import call_stands
 from .dice import Dice
 from .profiles import GameProfile, Zones, edge_distance, inside
 from .verdict_config import VerdictConfig
+from .zoom import box_overlap
 
 __all__ = ["NO_ROLL", "REVIEW", "VALID", "Reason", "RollVerdict", "VerdictConfig",
            "agreeing_faces", "thrown", "verdict"]
@@ -404,7 +405,4 @@ def _agreeing(dice: Dice, i: int, profile: GameProfile, cfg: VerdictConfig) -> b
 
 def _touches(boxes: np.ndarray, i: int) -> bool:
     """Whether box i shares any pixels with another box."""
-    others = np.delete(boxes, i, axis=0)
-    return bool(((np.minimum(boxes[i, 2], others[:, 2]) > np.maximum(boxes[i, 0], others[:, 0]))
-                 & (np.minimum(boxes[i, 3], others[:, 3]) > np.maximum(boxes[i, 1], others[:, 1]))
-                 ).any())
+    return bool((box_overlap(boxes[i:i + 1], np.delete(boxes, i, axis=0)) > 0).any())

@@ -127,3 +127,12 @@ def merge_looks(first: tuple, second: tuple, keep_apart: float, limit: int,
     scores = np.concatenate([s2[keep2], s1[keep1]]).astype(np.float32)
     order = np.argsort(-scores, kind="stable")[:limit]
     return centers[order], boxes[order], scores[order]
+
+
+def box_overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(A, B): the area boxes a and b share over the smaller box's area."""
+    w = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
+    h = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
+    area = lambda x: (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])  # noqa: E731
+    small = np.minimum(area(a)[:, None], area(b)[None, :])
+    return np.clip(w, 0, None) * np.clip(h, 0, None) / np.maximum(small, 1e-6)

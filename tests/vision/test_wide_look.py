@@ -13,8 +13,9 @@ import pytest
 from dicecall.vision.config import ReaderConfig, for_game
 from dicecall.vision.dice import Dice
 from dicecall.vision.images import load_image
-from dicecall.vision.reader import DiceReader, _overlap
+from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
+from dicecall.vision.zoom import box_overlap
 
 from .looks import CountingDetector, labelled_scene
 
@@ -113,8 +114,8 @@ def test_the_die_line_of_the_wide_look_is_its_own(scene):
 def test_overlap_over_the_smaller_box():
     a = np.array([[0, 0, 10, 10]], np.float32)
     b = np.array([[5, 0, 15, 10], [20, 20, 30, 30], [2, 2, 4, 4]], np.float32)
-    np.testing.assert_allclose(_overlap(a, b), [[0.5, 0.0, 1.0]])
-    assert _overlap(a, np.zeros((0, 4), np.float32)).shape == (1, 0)
+    np.testing.assert_allclose(box_overlap(a, b), [[0.5, 0.0, 1.0]])
+    assert box_overlap(a, np.zeros((0, 4), np.float32)).shape == (1, 0)
 
 
 def test_empty_frame_stays_empty(reader):
