@@ -60,12 +60,13 @@ def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int,
         # An affine warp samples the crop in one step, border included, at any scale.
         m = np.array([[scale, 0, size / 2 - cx * scale], [0, scale, size / 2 - cy * scale]],
                      np.float32)
-        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-        patch = cv2.warpAffine(frame, m, (size, size), flags=interp,
-                               borderMode=cv2.BORDER_REPLICATE)
         if scale < 0.5:  # warpAffine's INTER_AREA does not average over large footprints
             x0, y0 = int(cx - side / 2), int(cy - side / 2)
             patch = _area_crop(frame, x0, y0, int(side), size)
+        else:
+            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+            patch = cv2.warpAffine(frame, m, (size, size), flags=interp,
+                                   borderMode=cv2.BORDER_REPLICATE)
         rgb = cv2.cvtColor(patch, cv2.COLOR_BGR2RGB)
         if soften > 0 and scale < SOFTEN_BELOW:
             rgb = cv2.GaussianBlur(rgb * np.float32(1 / 255), (0, 0), soften)
@@ -78,6 +79,15 @@ def crops(frame: np.ndarray, centers: np.ndarray, sides: np.ndarray, size: int,
 def _area_crop(frame: np.ndarray, x0: int, y0: int, side: int, size: int) -> np.ndarray:
     """Averaging resize of a square that may stick out of the frame (edges repeated)."""
     h, w = frame.shape[:2]
+    xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
+    if xa < xb and ya < yb:
+        # A slice is a view and the border is added once: the fancy index below copies the
+        # square pixel by pixel, 0.8 ms of a 260 px square against 0.2 ms for the resize.
+        patch = frame[ya:yb, xa:xb]
+        if (xb - xa, yb - ya) != (side, side):
+            patch = cv2.copyMakeBorder(patch, ya - y0, y0 + side - yb, xa - x0,
+                                       x0 + side - xb, cv2.BORDER_REPLICATE)
+        return cv2.resize(patch, (size, size), interpolation=cv2.INTER_AREA)
     # Clipped indices repeat the edge as BORDER_REPLICATE does, also for a square lying
     # wholly outside the frame, where copyMakeBorder's border widths would be negative.
     ys = np.clip(np.arange(y0, y0 + side), 0, h - 1)
