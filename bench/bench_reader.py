@@ -18,7 +18,9 @@ Accuracy, FP32 and INT8, on:
   by centre matching, false detections per image) and tomitomi3 crops (read right).
 Speed, in one interleaved run with the same onnxruntime and threads: the reader's p50 from a
 decoded frame to `Dice` for a two-dice and a ten-dice frame, and over every two-dice frame of
-the craps set (each read runs // 10 times), and the two models alone against
+the craps set (each read runs // 10 times), the same again on frames of the camera's
+1920x1080 (`--camera N`: the first N craps and throw box scenes rendered at that size, what
+a table's edge reads), and the two models alone against
 the peer YOLO11n-320 (`../shared/peers/`). Beside the runtime (FP32, INT8, and int8r: the
 INT8 reader behind the FP32 detector, session 24): FP32 reading each
 crop once (fp32x1), FP32 with the detector looking once, without its zoomed second look
@@ -73,6 +75,23 @@ def _generate_large(out: Path, count: int) -> list[tuple[str, list[Path], dict]]
         rows.append((f"throwbox {w}x{h}", [folder], {"read": 0.999, "flags": 0.995,
                                                       "game": "thrown"}))
     return rows
+
+
+def _generate_camera(out: Path, count: int) -> Path:
+    """The first `count` craps and throw box test scenes (seeds 7003, 7001) rendered again at
+    the Pi camera's reading stream, `main_size` of `edge/config.py` (1920x1080): the frame a
+    table's edge reads, 6.75 times the pixels of the 640x480 test frames. The frame-to-`Dice`
+    time grows with them (the letterbox's downscale, crops cut further down), so the latency
+    target is timed on these too."""
+    from dicecall.datasets.generate import GenerateConfig, generate
+    from dicecall.edge.config import Picamera2Source
+
+    w, h = Picamera2Source.model_fields["main_size"].default
+    for scene, seed in SCENES:
+        if scene != "shaker":
+            generate(GenerateConfig(scene=scene, count=count, seed=seed, workers=0, width=w,
+                                    height=h, out=out / f"camera-{scene}"))
+    return out
 
 
 def _generate_unseen(out: Path, count: int, workers: int = 0, size: tuple[int, int] | None = None
@@ -252,13 +271,18 @@ def _frame_with(folder: Path, dice: int) -> np.ndarray | None:
     return None
 
 
-def speed(readers: dict, synth: Path, runs: int, threads: int) -> list[tuple[str, float, str]]:
-    """p50 ms from decoded frame to `Dice`, both variants interleaved."""
+def speed(readers: dict, synth: Path, runs: int, threads: int,
+          camera: Path | None = None) -> list[tuple[str, float, str]]:
+    """p50 ms from decoded frame to `Dice`, both variants interleaved; with `camera`
+    (`_generate_camera`), also on frames of the camera's size."""
     from dicecall.vision.images import load_image
 
     rows = []
-    frames = [(f"{dice}-dice", _frame_with(folder, dice) if folder.is_dir() else None)
-              for dice, folder in ((2, synth / "test-craps"), (10, synth / "test-throwbox"))]
+    sets = [("", synth / "test-craps", synth / "test-throwbox")]
+    if camera is not None:
+        sets.append((" camera", camera / "camera-craps", camera / "camera-throwbox"))
+    frames = [(f"{dice}-dice{what}", _frame_with(folder, dice) if folder.is_dir() else None)
+              for what, craps, throwbox in sets for dice, folder in ((2, craps), (10, throwbox))]
     # Neither frame above is small enough for the detector's second look; this committed
     # sample frame (five touching dice, 20-30 px) takes it.
     frames.append(("5-dice cluster", load_image(CLUSTER_FRAME)))
@@ -276,6 +300,8 @@ def speed(readers: dict, synth: Path, runs: int, threads: int) -> list[tuple[str
             rows.append((f"reader p50, {what} {frame.shape[1]}x{frame.shape[0]} frame, "
                          f"{name}", float(np.median(t)), "ms"))
     rows += _speed_over(readers, synth / "test-craps", 2, max(1, runs // 10))
+    if camera is not None:
+        rows += _speed_over(readers, camera / "camera-craps", 2, max(1, runs // 10))
     return rows
 
 
@@ -319,6 +345,9 @@ def main() -> int:
     ap.add_argument("--unseen-hd", type=int, default=0,
                     help="also read this many of the held-out-style scenes rendered at "
                          "1920x1440, the camera's size (0: skip)")
+    ap.add_argument("--camera", type=int, default=30,
+                    help="render this many craps and throw box test scenes again at the "
+                         "camera's 1920x1080 and time the reader on them too (0: skip)")
     ap.add_argument("--real", type=Path, default=SHARED / "data/real-dev")
     ap.add_argument("--peer", type=Path, default=SHARED / "peers/yolo11n-320-untrained.onnx")
     ap.add_argument("--threads", type=int, default=2)
@@ -358,6 +387,7 @@ def main() -> int:
             large += _generate_unseen(Path(tmp), args.unseen)
         if args.unseen_hd:
             large += _generate_unseen(Path(tmp), args.unseen_hd, size=(1920, 1440))
+        camera = _generate_camera(Path(tmp), args.camera) if args.camera else None
         zoom = ReaderConfig().zoom_below if args.zoom is None else args.zoom
         first = min(ReaderConfig().first_views if args.first_views is None
                     else args.first_views, views)
@@ -421,7 +451,7 @@ def main() -> int:
             for style, (n, right) in styles.items():
                 print(f"  {style:<24} {right:>5} of {n:<5} {_pct(right / n if n else None)}")
         print()
-        rows = speed(readers, synth, args.runs, args.threads)
+        rows = speed(readers, synth, args.runs, args.threads, camera)
         if args.peer.is_file():
             from dicecall.models.pipeline import time_models
 

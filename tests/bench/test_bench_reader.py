@@ -78,3 +78,25 @@ def test_a_row_is_judged_on_every_target_it_has():
     assert missed({"read": 0.9995, "false": 0.5, "cocked": 1.0, "stacked": None}, synth) == []
     assert missed({"read": 0.9885, "false": 0.0, "cocked": 1.0, "stacked": 0.449},
                   synth) == ["read", "flags"]
+
+
+def test_the_latency_frames_at_the_camera_size_are_the_edge_s_frames(tmp_path):
+    """The latency target is frame in -> verdict on a table: the edge reads its camera's main
+    stream (1920x1080 by default), not the 640x480 test frames, so `--camera` times the same
+    throws at that size, one craps and one throw box folder."""
+    import pytest
+
+    pytest.importorskip("pybullet")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from bench_reader import _generate_camera
+
+    from dicecall.datasets.schema import load_folder
+    from dicecall.edge.config import Picamera2Source
+
+    out = _generate_camera(tmp_path, 1)
+    assert sorted(p.name for p in out.iterdir()) == ["camera-craps", "camera-throwbox"]
+    want = tuple(Picamera2Source(kind="picamera2").main_size)
+    for folder in out.iterdir():
+        (_, rec), = load_folder(folder)
+        assert (rec.width, rec.height) == want == (1920, 1080)
+        assert rec.dice
