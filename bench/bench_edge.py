@@ -2,7 +2,8 @@
 
 Two real processes on loopback: `dicecall serve` (SQLite in a temporary folder) and
 `dicecall edge run --config` with the real ONNX reader, fed by a replay folder of rendered
-craps scenes (`dicecall datasets generate`, pybullet) at 30 fps:
+craps scenes (`dicecall datasets generate`, pybullet) at 30 fps, at the camera's main stream
+size (`--size`, 1920x1080):
 
 1. latency run (speed 1.0, real time): for each throw, dice at rest (the detector's first
    still frame) -> the service's answer received, from the edge's JSON log
@@ -12,7 +13,7 @@ craps scenes (`dicecall datasets generate`, pybullet) at 30 fps:
 Peak RSS is the edge process's VmHWM (/proc), the largest of the two runs.
 
 Usage: python bench/bench_edge.py [--throws 20] [--fps 30] [--frames 4 --ms 100 --after 100]
-       [--threads 2] [--no-jpeg]
+       [--threads 2] [--no-jpeg] [--size 1920x1080]
 """
 
 from __future__ import annotations
@@ -37,24 +38,32 @@ from dicecall.edge.replaykit import write_replay
 BIN = Path(sys.executable).parent / "dicecall"
 
 
-def _scenes(n: int, tmp: Path) -> tuple[list[np.ndarray], str]:
-    out = tmp / "scenes"
+def _size(text: str) -> tuple[int, int]:
+    w, _, h = text.lower().partition("x")
+    if not (w.isdigit() and h.isdigit()) or int(w) < 64 or int(h) < 64:
+        raise argparse.ArgumentTypeError(f"{text!r}: want WxH, e.g. 1920x1080")
+    return int(w), int(h)
+
+
+def _scenes(n: int, tmp: Path, size: tuple[int, int]) -> tuple[list[np.ndarray], str]:
+    out, (w, h) = tmp / "scenes", size
     try:
         subprocess.run([str(BIN), "datasets", "generate", "--scene", "craps", "--count",
-                        str(n), "--out", str(out), "--workers", "1", "--seed", "3"],
+                        str(n), "--out", str(out), "--workers", "1", "--seed", "3",
+                        "--width", str(w), "--height", str(h)],
                        check=True, capture_output=True)
         files = sorted(out.glob("*.jpg"))
-        return [cv2.imread(str(f)) for f in files], "rendered craps scenes 640x480"
+        return [cv2.imread(str(f)) for f in files], f"rendered craps scenes {w}x{h}"
     except (subprocess.CalledProcessError, FileNotFoundError):
         rng = np.random.default_rng(0)
-        scenes = []
+        scenes, side = [], max(8, round(36 * w / 640))
         for _ in range(n):
-            img = np.full((480, 640, 3), (40, 110, 30), np.uint8)
+            img = np.full((h, w, 3), (40, 110, 30), np.uint8)
             for _ in range(2):
-                x, y = rng.integers(40, 560), rng.integers(40, 400)
-                img[y:y + 36, x:x + 36] = 235
+                x, y = rng.integers(0, w - side), rng.integers(0, h - side)
+                img[y:y + side, x:x + side] = 235
             scenes.append(img)
-        return scenes, "synthetic felt 640x480 (pybullet missing)"
+        return scenes, f"synthetic felt {w}x{h} (pybullet missing)"
 
 
 def _admin(env: dict, *args: str) -> dict:
@@ -126,13 +135,17 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--port", type=int, default=18765)
     ap.add_argument("--no-jpeg", action="store_true", help="send evidence hashes only")
+    ap.add_argument("--size", type=_size, default=_size("1920x1080"),
+                    help="frame size WxH of the replayed scenes (default: the Pi camera's "
+                         "main stream, edge/config.py main_size; before session 59 the "
+                         "bench replayed 640x480)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_edge_"))
     env = {**os.environ, "DICECALL_DATABASE_URL": f"sqlite:///{tmp / 'svc.db'}",
            "DICECALL_KEY_FILE": str(tmp / "key"), "DICECALL_EVIDENCE_DIR": str(tmp / "ev")}
     table = _admin(env, "table", "craps")["id"]
     device = _admin(env, "device", table)
-    scenes, kind = _scenes(args.throws, tmp)
+    scenes, kind = _scenes(args.throws, tmp, args.size)
     replay = tmp / "replay"
     write_replay(replay, scenes, fps=args.fps, motion=6, still=24, lead_in=15)
     n_frames = 15 + args.throws * 30
