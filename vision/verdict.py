@@ -105,6 +105,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     _partly_hidden(profile, play, own[play], cfg, reasons,
                    _at_frame_edge(dice.boxes[play], frame))
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
+    _boxed_inside(dice, profile, play, cfg, reasons)
     order = _stable_order(dice, play)
     section = call_stands.section_of(profile)
     if cfg.call_stands_floor > 0 and section is not None:
@@ -291,6 +292,24 @@ def _zone_edge(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,
     for i in play[near]:
         reasons.append(Reason("on_zone_edge", REVIEW, profile.sections["dispute"], (int(i),),
                               "centre on the edge of the play zone: in or out cannot be told"))
+
+
+def _boxed_inside(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:
+    """Review for each pair of dice, one in play, whose boxes share at least `inside_line`
+    of the smaller box's area: from above, dice at rest side by side or leaning share only
+    a sliver; more is a die on a die, or one die found twice, and the faces read may not be
+    the roll's (rule 63)."""
+    if cfg.inside_line <= 0 or len(dice) < 2 or not len(play):
+        return
+    shared = box_overlap(dice.boxes[play], dice.boxes)
+    shared[np.arange(len(play)), play] = 0.0  # a box with itself
+    pairs = {tuple(sorted((int(play[k]), int(j))))
+             for k, j in zip(*np.nonzero(shared >= cfg.inside_line), strict=True)}
+    for i, j in sorted(pairs):
+        share = float(box_overlap(dice.boxes[[i]], dice.boxes[[j]])[0, 0])
+        reasons.append(Reason("dice_overlap", REVIEW, profile.sections["dispute"], (i, j),
+                              f"boxes share {share:.0%} of the smaller one: a die on a die, "
+                              "or one die found twice; a person reads the faces"))
 
 
 def _count_reasons(profile: GameProfile, n: int, reasons) -> None:

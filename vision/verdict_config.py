@@ -242,6 +242,17 @@ class VerdictConfig(BaseModel):
                                                     "applies to a die whose box overlaps no "
                                                     "other die's")
 
+    # Rule 63 (session 59, docs/verdicts.md): seen from above, dice lying side by side or one
+    # leaning on another share a sliver of their boxes (at most 0.55 of the smaller box on
+    # rolls called valid over four spent suites, FRESH89-90 at both sizes); a box lying
+    # further inside another is a die on a die whose flag stayed under its line, or part of
+    # a die found apart, and the faces read need not be the roll's (FRESH90-HD craps_0000015:
+    # a stacked roll read [1, 2], the 1 a sliver of the die beneath boxed inside the top die's).
+    inside_line: float = Field(
+        0.0, ge=0.0, le=1.0,
+        description="a die in play whose box shares at least this fraction of the smaller "
+                    "box's area with another die's box goes to review (0: off)")
+
     def tilt_line(self, cocked_counts: bool) -> float:
         """The tilt probability from which a die is cocked, in a game where a cocked die
         counts (623a.9(b), 675a.4(c)) or is a no roll (668a.3(h))."""
