@@ -85,6 +85,10 @@ def main() -> None:
                     help="VerdictConfig.inside_line: a die whose box shares this much of the "
                          "smaller box with another die's goes to review (0: off; rule 63, "
                          "docs/verdicts.md); a grid column, `inside`")
+    ap.add_argument("--small-one", type=_floats, default=[VerdictConfig().small_one_line],
+                    help="VerdictConfig.small_one_line: a die read as a 1 boxed under this x "
+                         "the others' median side goes to review (0: off; rule 64, "
+                         "docs/verdicts.md); a grid column, `one`")
     ap.add_argument("--void-faces-margin", type=_floats,
                     default=[VerdictConfig().void_faces_margin],
                     help="VerdictConfig.void_faces_margin: a face-only void whose up margin "
@@ -188,7 +192,7 @@ def main() -> None:
           f"{'tedge':>5} {'shal':>5} {'steep':>5} {'stand':>5} {'unsafe not valid':>17} "
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10} {'sure':>5} "
           f"{'fvoid':>5} {'unsafe no roll':>14} {'false no roll':>13} {'agree':>5} {'vfm':>5} "
-          f"{'alone':>5} {'inside':>6}")
+          f"{'alone':>5} {'inside':>6} {'one':>5}")
     for det, die, views, zoom, wide, face, mscale, pip, rel, reading in itertools.product(
             args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
             args.margin_scale, args.pip_radius, args.pip_relative, args.pip_reading):
@@ -260,6 +264,7 @@ def main() -> None:
               args.tilted_edge_deg, args.tilted_edge_tilt, args.shallow_reach,
               args.steep_line, args.call_stands, args.no_roll_sure, args.void_faces_review,
               args.agreeing, args.void_faces_margin, args.agreeing_alone, args.inside,
+              args.small_one,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
               f"{pip:>4}" + (f" rel {rel}" if rel else "")
               + (f" {reading}" if reading != "peaks" else ""))
@@ -310,12 +315,12 @@ def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list
           shallows: list[float], steeps: list[float], stands: list[float],
           sures: list[float], face_voids: list[bool], agreeings: list[float],
           void_margins: list[float], alones: list[bool], insides: list[float],
-          prefix: str) -> None:
-    for (tilt, stacked, ph, support, void, edge, reach, conf, tedge, shallow,
-         steep, stand, sure, face_void, agree, vmargin, alone, inside) in itertools.product(
+          ones: list[float], prefix: str) -> None:
+    for (tilt, stacked, ph, support, void, edge, reach, conf, tedge, shallow, steep, stand,
+         sure, face_void, agree, vmargin, alone, inside, one) in itertools.product(
             tilts, stackeds, ph_tilts, supports, voids, edges, reaches, confs, tilted_edges,
             shallows, steeps, stands, sures, face_voids, agreeings, void_margins, alones,
-            insides):
+            insides, ones):
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
                             no_roll_tilt_threshold=ph, support_reach=support,
                             void_margin_deg=void, edge_review_deg=edge, stack_reach=reach,
@@ -324,7 +329,8 @@ def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list
                             steep_line=steep, call_stands_floor=stand,
                             no_roll_sure_tilt=sure, void_faces_review=face_void,
                             agreeing_confidence=agree, void_faces_margin=vmargin,
-                            agreeing_alone=alone, inside_line=inside)
+                            agreeing_alone=alone, inside_line=inside,
+                            small_one_line=one)
         n = tally(reads, cfg)
         print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {support:>7} {void:>5} {edge:>5} "
               f"{reach:>5} {conf:>5} {tedge:>5} {shallow:>5} {steep:>5} {stand:>5} "
@@ -332,7 +338,7 @@ def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10} {sure:>5} {int(face_void):>5} {n['unsafe_no_roll']:>14} "
               f"{n['false_no_roll']:>13} {agree:>5} {vmargin:>5} {int(alone):>5} "
-              f"{inside:>6}")
+              f"{inside:>6} {one:>5}")
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     steep = (apart > cfg.support_reach) & (wall > cfg.shallow_reach) & ~free
     _die_reasons(dice, profile, play, cfg, reasons, free, steep, wall)
     _partly_hidden(profile, play, own[play], cfg, reasons,
-                   _at_frame_edge(dice.boxes[play], frame))
+                   _at_frame_edge(dice.boxes[play], frame), dice.face[play])
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     _boxed_inside(dice, profile, play, cfg, reasons)
     order = _stable_order(dice, play)
@@ -263,18 +263,22 @@ def _at_frame_edge(boxes: np.ndarray, frame: tuple[int, int] | None) -> np.ndarr
 
 
 def _partly_hidden(profile: GameProfile, play: np.ndarray, own: np.ndarray, cfg,
-                   reasons, at_edge: np.ndarray) -> None:
-    """Review for a die in play (box sides `own`) boxed under `partly_hidden_line` x the
-    median side of the other dice in play, or under `frame_cut_line` x it where its box
-    reaches the frame's edge (`at_edge`): the camera may see only part of it, and read only
-    the pips in view."""
+                   reasons, at_edge: np.ndarray, faces: np.ndarray) -> None:
+    """Review for a die in play (box sides `own`, read `faces`) boxed under
+    `partly_hidden_line` x the median side of the other dice in play, under `frame_cut_line`
+    x it where its box reaches the frame's edge (`at_edge`), or read as a 1 under
+    `small_one_line` x it: the camera may see only part of it, and read only the pips in
+    view (a lone pip is all that shows of a die mostly hidden, rule 64)."""
     if len(play) < 2:
         return
     for k, i in enumerate(play):
         usual = float(np.median(np.delete(own, k)))
         cut = at_edge[k] and own[k] < cfg.frame_cut_line * usual
-        if cut or own[k] < cfg.partly_hidden_line * usual:
+        one = faces[k] == 1 and own[k] < cfg.small_one_line * usual
+        if cut or one or own[k] < cfg.partly_hidden_line * usual:
             where = ("at the frame's edge, which may cut it" if cut
+                     else "read as a 1: a lone pip may be all that shows of it" if one
+                     and own[k] >= cfg.partly_hidden_line * usual
                      else "it may be partly out of view")
             reasons.append(Reason("die_partly_hidden", REVIEW, profile.sections["dispute"],
                                   (int(i),), f"boxed at {own[k]:.0f} px where the other dice "

@@ -242,6 +242,15 @@ class VerdictConfig(BaseModel):
                                                     "applies to a die whose box overlaps no "
                                                     "other die's")
 
+    # Rule 64 (session 59, docs/verdicts.md): a die read as a 1 on a box a little over
+    # `partly_hidden_line` of the others' is what a die mostly hidden, or one whose second pip
+    # is dim, shows: FRESH90 throwbox_0000675 called valid a black 2 read as a 1 on a box 0.53
+    # of its neighbours'. Over 3,337 1s in rolls called valid on four spent suites, 2 lay
+    # under 0.6.
+    small_one_line: float = Field(
+        0.0, ge=0.0, lt=1.0,
+        description="a die read as a 1 whose box side is under this x the median of the other "
+                    "dice in play's goes to review (die_partly_hidden; 0: off)")
     # Rule 63 (session 59, docs/verdicts.md): seen from above, dice lying side by side or one
     # leaning on another share a sliver of their boxes (at most 0.55 of the smaller box on
     # rolls called valid over four spent suites, FRESH89-90 at both sizes); a box lying

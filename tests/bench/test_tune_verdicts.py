@@ -56,15 +56,16 @@ def test_game_filter_and_the_steep_band_grid(tmp_path, monkeypatch, capsys):
                             + ([] if game is None else ["--game", game]))
         tv.main()
         lines = capsys.readouterr().out.splitlines()[1:]
-        assert len(lines) == 2 and [line.split()[-15] for line in lines] == ["0.0", "0.2"]
-        assert [line.split()[-14] for line in lines] == ["0.0", "0.0"]  # rule 34's floor, off
-        assert [line.split()[-4] for line in lines] == ["0.9", "0.9"]  # rule 46's floor
-        assert [line.split()[-2] for line in lines] == ["1", "1"]  # rule 62's switch, on
-        assert [line.split()[-1] for line in lines] == ["0.0", "0.0"]  # rule 63's line, off
+        assert len(lines) == 2 and [line.split()[-16] for line in lines] == ["0.0", "0.2"]
+        assert [line.split()[-15] for line in lines] == ["0.0", "0.0"]  # rule 34's floor, off
+        assert [line.split()[-5] for line in lines] == ["0.9", "0.9"]  # rule 46's floor
+        assert [line.split()[-3] for line in lines] == ["1", "1"]  # rule 62's switch, on
+        assert [line.split()[-2] for line in lines] == ["0.0", "0.0"]  # rule 63's line, off
+        assert [line.split()[-1] for line in lines] == ["0.0", "0.0"]  # rule 64's line, off
         # the "of" columns: unsafe rolls, then good rolls
-        rows[game] = [int(line.split()[-12]) + int(line.split()[-10]) for line in lines]
+        rows[game] = [int(line.split()[-13]) + int(line.split()[-11]) for line in lines]
         # rule 43's sure line, rule 44's switch, and the no-roll calls of each kind of roll
-        sure, _, unsafe_off, good_off = lines[0].split()[-8:-4]
+        sure, _, unsafe_off, good_off = lines[0].split()[-9:-5]
         assert float(sure) == 0.5 and int(unsafe_off) + int(good_off) <= rows[game][0]
     assert rows["props-and-hops"] == [2, 2]  # the two shaker scenes
     assert rows[None] == [6, 6]
@@ -88,7 +89,7 @@ def test_scenes_reads_only_the_named_folders(tmp_path, monkeypatch, capsys):
                                       "--reads", str(reads)])
     tv.main()
     line = capsys.readouterr().out.splitlines()[1]
-    assert int(line.split()[-12]) + int(line.split()[-10]) == 2  # the two shaker scenes
+    assert int(line.split()[-13]) + int(line.split()[-11]) == 2  # the two shaker scenes
     (key,) = pickle.loads(reads.read_bytes())
     assert ("scenes", ("shaker",)) in key
     monkeypatch.setattr(sys, "argv", ["tune_verdicts.py", "--data", str(shaker_only),
