@@ -257,8 +257,9 @@ class VerdictConfig(BaseModel):
     # further inside another is a die on a die whose flag stayed under its line, or part of
     # a die found apart, and the faces read need not be the roll's (FRESH90-HD craps_0000015:
     # a stacked roll read [1, 2], the 1 a sliver of the die beneath boxed inside the top die's).
+    # On since rule 63 met its judge (FRESH91, both sizes: no good roll held, none let through).
     inside_line: float = Field(
-        0.0, ge=0.0, le=1.0,
+        0.7, ge=0.0, le=1.0,
         description="a die in play whose box shares at least this fraction of the smaller "
                     "box's area with another die's box goes to review (0: off)")
 

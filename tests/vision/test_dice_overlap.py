@@ -2,7 +2,7 @@
 by side, or one leaning on another, share only a sliver of their boxes. A box lying further
 inside another's is a die on a die whose stacked flag stayed under its line, or one die found
 twice (a pip of it boxed apart), and the faces read need not be the roll's: a person reads
-them (623a.9(c), 668a.3(h), 675a.4(d)). Off by default until its judge."""
+them (623a.9(c), 668a.3(h), 675a.4(d)). On (0.7) since its judge, FRESH91."""
 
 from __future__ import annotations
 
@@ -28,12 +28,13 @@ def test_a_box_inside_another_is_held_for_a_person(game, section):
     assert "100%" in v.reasons[0].detail
 
 
-def test_off_the_stack_under_its_flag_line_passes():
+def test_off_the_stack_under_its_flag_line_passes_and_it_is_on_by_default():
     """What the rule is for: off, the roll is called valid on a face the die beneath does
     not show."""
     v = verdict(dice(*STACK), profile(CRAPS), ZONES, VerdictConfig(inside_line=0.0))
     assert v.status == VALID and sorted(v.faces) == [1, 2]
-    assert VerdictConfig().inside_line == 0.0
+    assert VerdictConfig().inside_line == 0.7
+    assert verdict(dice(*STACK), profile(CRAPS), ZONES).status == REVIEW
 
 
 def test_ten_dice_675a_4_d_one_pair_one_finding():
