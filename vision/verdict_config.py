@@ -246,9 +246,9 @@ class VerdictConfig(BaseModel):
     # `partly_hidden_line` of the others' is what a die mostly hidden, or one whose second pip
     # is dim, shows: FRESH90 throwbox_0000675 called valid a black 2 read as a 1 on a box 0.53
     # of its neighbours'. Over 3,337 1s in rolls called valid on four spent suites, 2 lay
-    # under 0.6.
+    # under 0.6. On since rule 64 met its judge (FRESH92, both sizes: no call moved).
     small_one_line: float = Field(
-        0.0, ge=0.0, lt=1.0,
+        0.6, ge=0.0, lt=1.0,
         description="a die read as a 1 whose box side is under this x the median of the other "
                     "dice in play's goes to review (die_partly_hidden; 0: off)")
     # Rule 63 (session 59, docs/verdicts.md): seen from above, dice lying side by side or one

@@ -61,7 +61,7 @@ def test_game_filter_and_the_steep_band_grid(tmp_path, monkeypatch, capsys):
         assert [line.split()[-5] for line in lines] == ["0.9", "0.9"]  # rule 46's floor
         assert [line.split()[-3] for line in lines] == ["1", "1"]  # rule 62's switch, on
         assert [line.split()[-2] for line in lines] == ["0.7", "0.7"]  # rule 63's line, on
-        assert [line.split()[-1] for line in lines] == ["0.0", "0.0"]  # rule 64's line, off
+        assert [line.split()[-1] for line in lines] == ["0.6", "0.6"]  # rule 64's line, on
         # the "of" columns: unsafe rolls, then good rolls
         rows[game] = [int(line.split()[-13]) + int(line.split()[-11]) for line in lines]
         # rule 43's sure line, rule 44's switch, and the no-roll calls of each kind of roll

@@ -1,7 +1,7 @@
 """Rule 64 (`VerdictConfig.small_one_line`, docs/verdicts.md): a die read as a 1 on a box a
 little over `partly_hidden_line` of the others' is what a die mostly hidden, or one whose
 second pip is dim, shows; its pips and its face agree on the one pip in view. Held for a
-person (623a.9(c), 668a.3(h), 675a.4(d)). Off by default until its judge."""
+person (623a.9(c), 668a.3(h), 675a.4(d)). On (0.6) since its judge, FRESH92."""
 
 from __future__ import annotations
 
@@ -28,10 +28,12 @@ def test_a_one_on_a_small_box_is_held(game, section):
     assert "read as a 1" in v.reasons[0].detail
 
 
-def test_off_it_passes_and_other_faces_pass_on():
+def test_on_by_default_off_it_passes_and_other_faces_pass_on():
     small_one = dice((100, 100, 4), (200, 120, 1, {"side": 10.6}))
-    assert verdict(small_one, profile(CRAPS), ZONES).status == VALID
-    assert VerdictConfig().small_one_line == 0.0
+    assert VerdictConfig().small_one_line == 0.6
+    assert verdict(small_one, profile(CRAPS), ZONES).status == REVIEW
+    off = VerdictConfig(small_one_line=0.0)
+    assert verdict(small_one, profile(CRAPS), ZONES, off).status == VALID
     small_two = dice((100, 100, 4), (200, 120, 2, {"side": 10.6}))
     assert verdict(small_two, profile(CRAPS), ZONES, ON).status == VALID
 

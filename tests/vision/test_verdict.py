@@ -425,8 +425,9 @@ def test_a_die_on_a_die_boxed_short_is_still_on_it_623a_8_b_675a_4_b(game):
 ])
 def test_partly_hidden_boundary(side, line, hidden):
     """FRESH34 shaker_0000521 (session 20): a die 30 % in view behind the shaker's rim, boxed
-    at half its neighbour's size, read 1 where it showed 4, both readings agreeing."""
-    cfg = VerdictConfig(partly_hidden_line=line)
+    at half its neighbour's size, read 1 where it showed 4, both readings agreeing. Rule 64,
+    which holds a 1 under 0.6 of the others, is off here to show this line alone."""
+    cfg = VerdictConfig(partly_hidden_line=line, small_one_line=0.0)
     for game in (CRAPS, PROPS):
         v = verdict(dice((100, 100, 3), (200, 120, 1, {"side": side})), profile(game), ZONES,
                     cfg)
