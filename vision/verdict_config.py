@@ -244,7 +244,7 @@ class VerdictConfig(BaseModel):
 
     # Rule 64 (session 59, docs/verdicts.md): a die read as a 1 on a box a little over
     # `partly_hidden_line` of the others' is what a die mostly hidden, or one whose second pip
-    # is dim, shows: FRESH90 throwbox_0000675 called valid a black 2 read as a 1 on a box 0.53
+    # is dim, shows: FRESH90 throwbox_0000675 called valid a black 2 read as a 1 on a box 0.502
     # of its neighbours'. Over 3,337 1s in rolls called valid on four spent suites, 2 lay
     # under 0.6. On since rule 64 met its judge (FRESH92, both sizes: no call moved).
     small_one_line: float = Field(

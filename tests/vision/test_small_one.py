@@ -21,7 +21,8 @@ def _held(v) -> list[tuple[str, str, tuple[int, ...]]]:
 
 @pytest.mark.parametrize("game, section", [(CRAPS, "623a.9(c)"), (PROPS, "668a.3(h)")])
 def test_a_one_on_a_small_box_is_held(game, section):
-    """FRESH90 throwbox_0000675 in small: a 2 read as a 1 on a box 0.53 of the other's."""
+    """FRESH90 throwbox_0000675 in small: a 2 read as a 1 on a box just over half the
+    other's (0.502 there, 0.53 here)."""
     v = verdict(dice((100, 100, 4), (200, 120, 1, {"side": 10.6})), profile(game), ZONES, ON)
     assert v.status == REVIEW
     assert _held(v) == [("die_partly_hidden", section, (1,))]
