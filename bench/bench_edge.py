@@ -45,6 +45,15 @@ def _size(text: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
+def camera_size() -> tuple[int, int]:
+    """The Pi camera's main stream, (w, h): the frame the edge reads on a table, taken from
+    the config so that the bench follows it."""
+    from dicecall.edge.config import Picamera2Source
+
+    w, h = Picamera2Source.model_fields["main_size"].default
+    return int(w), int(h)
+
+
 def _scenes(n: int, tmp: Path, size: tuple[int, int]) -> tuple[list[np.ndarray], str]:
     out, (w, h) = tmp / "scenes", size
     try:
@@ -135,7 +144,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--port", type=int, default=18765)
     ap.add_argument("--no-jpeg", action="store_true", help="send evidence hashes only")
-    ap.add_argument("--size", type=_size, default=_size("1920x1080"),
+    ap.add_argument("--size", type=_size, default=camera_size(),
                     help="frame size WxH of the replayed scenes (default: the Pi camera's "
                          "main stream, edge/config.py main_size; before session 59 the "
                          "bench replayed 640x480)")

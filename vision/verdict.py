@@ -307,10 +307,10 @@ def _boxed_inside(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reaso
         return
     shared = box_overlap(dice.boxes[play], dice.boxes)
     shared[np.arange(len(play)), play] = 0.0  # a box with itself
-    pairs = {tuple(sorted((int(play[k]), int(j))))
+    # The share is of the smaller box, so (i, j) and (j, i) are one pair with one share.
+    pairs = {tuple(sorted((int(play[k]), int(j)))): float(shared[k, j])
              for k, j in zip(*np.nonzero(shared >= cfg.inside_line), strict=True)}
-    for i, j in sorted(pairs):
-        share = float(box_overlap(dice.boxes[[i]], dice.boxes[[j]])[0, 0])
+    for (i, j), share in sorted(pairs.items()):
         reasons.append(Reason("dice_overlap", REVIEW, profile.sections["dispute"], (i, j),
                               f"boxes share {share:.0%} of the smaller one: a die on a die, "
                               "or one die found twice; a person reads the faces"))
