@@ -233,8 +233,8 @@ class EdgeRunner(ReadPath):
         # a picamera2 frame copies its main array out only when read: its size is configured
         if src.kind == "picamera2":
             main = tuple(src.main_size)
-        elif frame.image is not None:
-            main = (frame.image.shape[1], frame.image.shape[0])
+        elif frame.main_size() is not None:
+            main = frame.main_size()
         else:
             return
         motion = (frame.grey.shape[1], frame.grey.shape[0])

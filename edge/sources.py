@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from .capture import CallTimeout, TimedCapture
+from .framefile import decode_bgr, jpeg_problem, jpeg_size, lores_grey, motion_grey
 from .redact import redact_text, redact_uri
 
 # A URL (rtsp://, http://...), not a GStreamer pipeline that holds one after its first element.
@@ -43,6 +44,7 @@ class Frame:
         grey: (h, w) uint8 luminance for motion (the lores stream), or None with `error`.
         label: where it came from (file name, frame number), for logs and evidence.
         error: why the frame could not be used (corrupt file, decode failure).
+        size: (width, height) of the reading frame when `image` is None and `load` gives it.
     """
 
     t: float
@@ -52,6 +54,13 @@ class Frame:
     label: str
     error: str | None = None
     load: Callable[[], np.ndarray] | None = field(default=None, repr=False)
+    size: tuple[int, int] | None = None
+
+    def main_size(self) -> tuple[int, int] | None:
+        """(width, height) of the reading frame without loading it; None if not known."""
+        if self.image is not None:
+            return self.image.shape[1], self.image.shape[0]
+        return self.size
 
     def bgr(self) -> np.ndarray:
         """The reading frame; a camera may copy it out only now (only settled frames are
@@ -73,27 +82,6 @@ class FrameSource(Protocol):
     def frames(self) -> Iterator[Frame]: ...
 
     def close(self) -> None: ...
-
-
-def lores_grey(image: np.ndarray, width: int) -> np.ndarray:
-    """A small luminance frame for motion, as a lores stream would give it."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    h, w = grey.shape
-    if w <= width:
-        return np.ascontiguousarray(grey)
-    return cv2.resize(grey, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
-
-
-def jpeg_problem(data: bytes) -> str | None:
-    """Why a file that starts as a JPEG is not a whole one, or None (not a JPEG, or whole).
-
-    OpenCV decodes a truncated JPEG without an error, filling the missing rows with grey; a
-    settled frame like that would be read as a roll. A whole JPEG ends with the end-of-image
-    marker FF D9 (zero bytes after it, as some writers pad, are allowed).
-    """
-    if data[:2] != b"\xff\xd8" or data.rstrip(b"\x00").endswith(b"\xff\xd9"):
-        return None
-    return "cannot be decoded (truncated JPEG: no end-of-image marker)"
 
 
 def read_index(folder: Path) -> list[tuple[str, float]]:
@@ -162,8 +150,17 @@ class ReplaySource:
         except OSError:
             data = None
         why = "missing" if data is None else jpeg_problem(data)
+        size = None if why is not None else jpeg_size(data)
+        if size is not None:
+            # As a camera's lores stream: motion from a small decode, the whole frame only
+            # for the frame that is read (edge/framefile.py).
+            grey = motion_grey(data, size, self.lores_width)
+            if grey is not None:
+                return Frame(t_ms / 1000, time.time(), None, grey, name, size=size,
+                             load=lambda: decode_bgr(data, name))
+            why = "cannot be decoded"
         image = None
-        if why is None:
+        if why is None:  # not a JPEG (PNG, ...): decoded whole
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
             why = "cannot be decoded" if image is None else None
         if why is not None:

@@ -62,5 +62,8 @@ def check_frame(image: np.ndarray, name: str = "frame") -> None:
         raise ImageError(f"{name}: expected shape (H, W, 3), got {image.shape}")
     if min(image.shape[:2]) < 16:
         raise ImageError(f"{name}: {image.shape[1]}x{image.shape[0]} is too small to read dice")
-    if int(image.max()) - int(image.min()) < 8:
+    # Any frame with a picture shows the range in every 8th pixel already; the whole frame
+    # (0.8 ms of a 1920x1080 read) is scanned only when that sample looks flat.
+    sample = image[::8, ::8]
+    if int(sample.max()) - int(sample.min()) < 8 and int(image.max()) - int(image.min()) < 8:
         raise ImageError(f"{name}: blank frame (a single colour): lens covered or camera dark?")

@@ -204,7 +204,7 @@ class DiceReader:
                             cfg.zoom_below, cfg.zoom_to, cfg.zoom_margin, cfg.zoom_min_gain,
                             cfg.zoom_clusters, cfg.zoom_gap)
         for x0, y0, x1, y1 in wins:
-            (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+            (c, b, s), _ = self._look(frame[y0:y1, x0:x1])
             shift = np.array([x0, y0], np.float32)
             found = merge_looks(found, (c + shift, b + np.tile(shift, 2), s),
                                 cfg.zoom_keep_apart, cfg.max_dice, cfg.zoom_prefer_first)
@@ -218,7 +218,7 @@ class DiceReader:
         for win in tile_windows(frame.shape, cfg.tile_zoom, cfg.det_size, cfg.tile_overlap,
                                 cfg.tile_enlarge):
             x0, y0, x1, y1 = win
-            (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+            (c, b, s), _ = self._look(frame[y0:y1, x0:x1])
             shift = np.array([x0, y0], np.float32)
             c, b = c + shift, b + np.tile(shift, 2)
             whole = ~inner_edge_cut(b, win, frame.shape, 0.01 * max(x1 - x0, y1 - y0))
@@ -229,6 +229,8 @@ class DiceReader:
         return merge_tiles(found, tiled, scale, cfg.tile_split, cfg.near_peaks, cfg.max_dice)
 
     def _look(self, image: np.ndarray, shrink: float = 1.0):
+        # `image` may be a window of the frame, a view: the letterbox's resize reads it in
+        # place, the same pixels as a copy (up to 6 MB at 1920x1080) and 0.1-0.6 ms sooner.
         cfg = self.config
         x, scale = letterbox(image, cfg.det_size, shrink)
         heat, wh, off = self.detector.run(["heatmap", "wh", "offset"], {"image": x})
@@ -339,7 +341,7 @@ class DiceReader:
         if win is None:
             return dice
         x0, y0, x1, y1 = win
-        (c, b, s), _ = self._look(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+        (c, b, s), _ = self._look(frame[y0:y1, x0:x1])
         shift = np.array([x0, y0], np.float32)
         centers, boxes, scores = merge_looks(
             (dice.centers, dice.boxes, dice.det_score), (c + shift, b + np.tile(shift, 2), s),

@@ -79,6 +79,6 @@ def test_a_truncated_jpeg_in_a_replay_is_a_frame_error_not_an_image(tmp_path):
     src = ReplaySource(tmp_path, speed=0)
     src.open()
     good, padded, cut = list(src.frames())
-    assert good.error is None and padded.error is None and good.image.shape == (120, 160, 3)
-    assert cut.image is None and cut.grey is None
+    assert good.error is None and padded.error is None and good.bgr().shape == (120, 160, 3)
+    assert cut.image is None and cut.grey is None and cut.load is None
     assert cut.error == "cut.jpg: cannot be decoded (truncated JPEG: no end-of-image marker)"
