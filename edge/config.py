@@ -144,6 +144,13 @@ class SettleConfig(_Strict):
     ms: float = Field(100.0, ge=0, le=60_000, description="and spanning at least this long")
     min_after_motion_ms: float = Field(100.0, ge=0, le=60_000,
                                        description="and at least this long after motion")
+    # The dice of a still run's first frame are read while the run settles: every later
+    # frame of the run is within the motion rule of that one (edge/settle.py compares each
+    # with it), and the read (35-40 ms of a 1920x1080 frame here) is then off the path from
+    # rest to the service's answer. A run that moves again before it settles is read anew.
+    read_early: bool = Field(True, description="read the first still frame while the "
+                                               "settle window runs (False: read the frame "
+                                               "that settles it)")
     motion_threshold: int = Field(12, ge=1, le=255,
                                   description="grey change that counts a pixel as changed")
     motion_fraction: float = Field(0.002, gt=0, le=1.0,

@@ -37,12 +37,35 @@ class _Settled:
     held: Roll | None = None  # its phase-unknown roll, stored in the outbox as held
 
 
+@dataclass(frozen=True)
+class _Early:
+    """The dice of a still run's first frame, read while the run settles (`read_early`)."""
+
+    frame: Frame
+    scene: Scene
+    detect_s: float
+
+
 class ReadPath:
     """Needs from its host: cfg, metrics, emit, reading, flow, phase, outbox, detector, _seq,
-    _cursor_key, _pending, _outbox_gauges."""
+    _cursor_key, _pending, _early, _outbox_gauges."""
 
-    def _read_error(self, frame: Frame, exc: Exception) -> None:
-        self.detector.forget(frame.t)  # not read: the same dice may be read after motion
+    def _read_early(self, frame: Frame) -> None:
+        """Reads the first frame of a still run (`SettleConfig.read_early`); `_settled` takes
+        it when this run settles. A fault here is only logged: the frame that settles the
+        run is then read, and a fault there is reported."""
+        self._early = None
+        t0 = time.perf_counter()
+        try:
+            scene = self.reading.detect(frame)
+        except Exception:  # a reader fault on one frame must not stop the table
+            log.warning("reading the first still frame failed; read again when settled",
+                        extra={"frame": frame.label}, exc_info=True)
+            return
+        self._early = _Early(frame, scene, time.perf_counter() - t0)
+
+    def _read_error(self, frame: Frame, exc: Exception, settled_t: float) -> None:
+        self.detector.forget(settled_t)  # not read: the same dice may be read after motion
         self.metrics.read_errors.inc()
         log.exception("reading a settled frame failed", extra={"frame": frame.label})
         self.emit("read_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
@@ -53,11 +76,19 @@ class ReadPath:
         self._finish_pending("wait")  # a new throw: the one before it is posted first
         t0 = time.perf_counter()
         detected_wall = time.time()
+        early, self._early = self._early, None
         try:
-            scene = self.reading.detect(frame)
+            if (early is not None and early.frame.t == ev.still_since
+                    and self.detector.same_still(early.frame.grey, frame.grey)):
+                # This run's first frame, read while it settled, showing what the frame that
+                # settled it shows: the frame read and its evidence are that frame's, and
+                # the read's time is counted as before.
+                frame, scene, t0 = early.frame, early.scene, t0 - early.detect_s
+            else:
+                scene = self.reading.detect(frame)
             in_play = self.reading.in_play(scene)
         except Exception as exc:  # a reader fault on one frame must not stop the table
-            self._read_error(frame, exc)
+            self._read_error(frame, exc, ev.t)
             return
         if in_play == 0:
             # The dice were collected (or none thrown): nothing to call, nothing to post.
@@ -107,7 +138,7 @@ class ReadPath:
                 log.exception("reading the held throw again failed: sent as stored",
                               extra={"frame": item.frame.label})
                 return item.held
-            self._read_error(item.frame, exc)
+            self._read_error(item.frame, exc, item.ev.t)
             return None
         if roll.with_jpeg and not self.outbox.fits(len(roll.body)):
             log.error("outbox full: this roll is kept with its evidence hashes only",
@@ -121,7 +152,7 @@ class ReadPath:
         rest_wall = frame.wall - (frame.t - item.ev.still_since)
         cursor = None
         if self._cursor_key is not None:
-            cursor = (self._cursor_key, repr(frame.t * 1000))
+            cursor = (self._cursor_key, repr(item.ev.t * 1000))  # the frame that settled
         try:
             if item.held is not None:
                 self.outbox.release(roll.seq, roll.roll_id, roll.body)
@@ -136,7 +167,7 @@ class ReadPath:
             log.error("outbox write failed; this read is not counted",
                       extra={"frame": frame.label, "error": str(exc)})
             self.emit("outbox_error", frame=frame.label, error=str(exc))
-            self.detector.forget(frame.t)
+            self.detector.forget(item.ev.t)
             return False
         return True
 
@@ -169,5 +200,5 @@ class ReadPath:
                   confidences=[round(c, 5) for c in roll.verdict.confidences],
                   expected=expect.dice if expect else None,
                   phase=expect.phase if expect else "unknown", read_ms=round(read_s * 1000, 2),
-                  frame=frame.label, t=frame.t, rest_wall=rest_wall,
+                  frame=frame.label, t=frame.t, settled_t=ev.t, rest_wall=rest_wall,
                   detected_wall=detected_wall, jpeg=roll.with_jpeg)

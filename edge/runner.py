@@ -24,9 +24,9 @@ from .outbox import Outbox, Pending
 from .phase import PhaseTracker
 from .publisher import Publisher, SignedClient
 from .reading import Reading
-from .readpath import ReadPath, _Settled
+from .readpath import ReadPath, _Early, _Settled
 from .redact import redact_text
-from .settle import BLOCKED, SETTLED, UNCHANGED, SettleDetector
+from .settle import BLOCKED, SETTLED, SETTLING, UNCHANGED, SettleDetector
 from .sources import Frame, FrameSource, build_source
 
 log = logging.getLogger("dicecall.edge")
@@ -80,6 +80,7 @@ class EdgeRunner(ReadPath):
             self.phase = PhaseTracker(self.flow, lambda: self._phase_client.request(
                 "GET", f"/v1/tables/{config.table_id}/device"))
         self._pending: _Settled | None = None  # a High Roll read waiting for its phase
+        self._early: _Early | None = None  # the current still run's first frame, read
         self._pub_thread: threading.Thread | None = None
         self._pub_stop = threading.Event()
         self._camera = "starting"
@@ -213,6 +214,12 @@ class EdgeRunner(ReadPath):
         self.detector.reference = self.reading.fit_reference(self.detector.reference,
                                                              frame.grey)
         for ev in self.detector.update(frame.t, frame.grey):
+            if ev.kind == SETTLING and self.cfg.settle.read_early:
+                # a scene that would be blocked or was read already is not worth a read
+                if self.detector.would_read(frame.grey):
+                    self._read_early(frame)
+            elif ev.kind != SETTLED:
+                self._early = None  # moved, blocked or unchanged: not this run's dice
             if ev.kind == BLOCKED:
                 self.metrics.blocked.inc()
                 log.info("still scene not read: hand or lid in view",
@@ -249,6 +256,7 @@ class EdgeRunner(ReadPath):
 
     def _camera_state(self, state: str) -> None:
         self._camera = state
+        self._early = None  # a reopened camera starts a new still run
         self.metrics.camera_up.set(int(state == "up"))
 
     def _camera_failed(self, error: str, retry_in: float) -> None:

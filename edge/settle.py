@@ -191,17 +191,39 @@ class SettleDetector:
                 and (t - self._still_since) * 1000 + EPS_MS >= cfg.ms
                 and since_motion + EPS_MS >= cfg.min_after_motion_ms)
 
-    def _settle(self, t: float, grey: np.ndarray) -> SettleEvent:
+    def _judge(self, grey: np.ndarray) -> tuple[str, float]:
+        """What a still scene like `grey` settles as (rules 3 and 4), and the share that
+        differs from the reference when blocked."""
         if (self._read_scene is not None
                 and self._changed(grey, self._read_scene) <= self._motion_px):
-            self.armed = False
-            return SettleEvent(UNCHANGED, t, self._still_since)
+            return UNCHANGED, 0.0
         if self.reference is not None and self.cfg.block_fraction < 1.0:
             share = changed_share(grey, self.reference, self.cfg.motion_threshold)
             if share > self.cfg.block_fraction:
-                # Not read; the hand or lid leaving is motion, which arms the detector again.
-                self.armed = False
-                return SettleEvent(BLOCKED, t, self._still_since, share)
+                return BLOCKED, share
+        return SETTLED, 0.0
+
+    def would_read(self, grey: np.ndarray) -> bool:
+        """Whether a still run of frames like `grey` would settle to be read now: not the
+        scene read last, no hand or lid in view. Changes nothing."""
+        return self._judge(grey)[0] == SETTLED
+
+    def same_still(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """Whether two grey frames of one still run show no compact change at all (`b` may
+        be read for `a`): stricter than the motion gate, under which a die could still
+        settle by a few pixels. Single changed pixels are sensor noise."""
+        ceiling = int(self.cfg.motion_fraction * a.size)
+        return changed_pixels(a, b, self.cfg.motion_threshold, 0, ceiling) == 0
+
+    def _settle(self, t: float, grey: np.ndarray) -> SettleEvent:
+        kind, share = self._judge(grey)
+        if kind == UNCHANGED:
+            self.armed = False
+            return SettleEvent(UNCHANGED, t, self._still_since)
+        if kind == BLOCKED:
+            # Not read; the hand or lid leaving is motion, which arms the detector again.
+            self.armed = False
+            return SettleEvent(BLOCKED, t, self._still_since, share)
         self.armed = False
         self._read_scene, self._read_t = grey, t
         if self.reference is None or self.cfg.reference_image is None:

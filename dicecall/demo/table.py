@@ -58,7 +58,10 @@ class DemoTable:
         return None
 
     def on_read(self, ev: dict) -> dict | None:
-        throw = self.throw_at(ev["t"])
+        # The frame that settled the still run lies in the rest period; the frame read may be
+        # the run's first (settle.read_early), which can be a last frame of the flight that
+        # the motion frame cannot tell from the rest.
+        throw = self.throw_at(ev.get("settled_t", ev["t"]))
         self.reads[ev["roll_id"]] = {"event": ev, "throw": throw}
         if throw is not None:
             self.matched.setdefault(throw["index"], []).append(ev["roll_id"])
