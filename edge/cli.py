@@ -53,7 +53,10 @@ def run(
         typer.echo(f"{config}: ok ({cfg.game}, table {cfg.table_id}, source {_source(cfg)})")
         return
     setup_logging(cfg.log_json)
+    from .memory import map_large_buffers
     from .runner import EdgeRunner
+
+    map_large_buffers()
 
     try:
         runner = EdgeRunner(cfg)

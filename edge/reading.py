@@ -19,7 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from dicecall.vision.evidence import Evidence, evidence, model_ids, reason_counts
+from dicecall.vision.evidence import Evidence, encode, evidence, model_ids, reason_counts
 from dicecall.vision.images import imread
 from dicecall.vision.profiles import Zones, profile
 from dicecall.vision.verdict import (
@@ -81,6 +81,7 @@ class Scene:
     image: np.ndarray
     dice: Any
     zones: Zones
+    clean: tuple[int, bytes] | None = None  # (quality, the clean evidence JPEG) made early
 
 
 def _phase_unknown(v: RollVerdict, section: str) -> RollVerdict:
@@ -193,7 +194,7 @@ class Reading:
                     (image.shape[1], image.shape[0]))
         if expect is None:
             v = _phase_unknown(v, prof.sections["dispute"])
-        ev = self._evidence(image, v)
+        ev = self._evidence(image, v, scene.clean)
         roll_id = str(uuid.uuid4())
         faces = list(v.faces)[:MAX_FACES]
         confidences = [min(1.0, max(0.0, float(c))) for c in v.confidences][:MAX_FACES]
@@ -223,14 +224,22 @@ class Reading:
         raw = json.dumps(body, separators=(",", ":")).encode()
         return Roll(roll_id, seq, raw, v, with_jpeg)
 
-    def _evidence(self, image: np.ndarray, v: RollVerdict) -> Evidence:
+    def with_clean(self, scene: Scene) -> Scene:
+        """`scene` with its clean evidence JPEG encoded now, at the configured quality (the
+        edge does it while the dice settle)."""
+        quality = self.cfg.outbox.jpeg_quality
+        return replace(scene, clean=(quality, encode(scene.image, quality)))
+
+    def _evidence(self, image: np.ndarray, v: RollVerdict,
+                  clean: tuple[int, bytes] | None = None) -> Evidence:
         """The evidence at the configured quality, or at a lower one (by 10, down to 30)
         until it fits the service's limits when the JPEGs are sent; past 30 it is kept as it
         is and `roll` sends its hashes only."""
         out = self.cfg.outbox
         quality = out.jpeg_quality
         while True:
-            ev = evidence(image, v, quality, self.models)
+            early = clean[1] if clean is not None and clean[0] == quality else None
+            ev = evidence(image, v, quality, self.models, early)
             if not out.send_jpeg or quality <= 30 or _fits(ev, out):
                 return ev
             quality = max(30, quality - 10)

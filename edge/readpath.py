@@ -58,6 +58,8 @@ class ReadPath:
         t0 = time.perf_counter()
         try:
             scene = self.reading.detect(frame)
+            if self.reading.in_play(scene):  # its clean evidence too, off the answer's path
+                scene = self.reading.with_clean(scene)
         except Exception:  # a reader fault on one frame must not stop the table
             log.warning("reading the first still frame failed; read again when settled",
                         extra={"frame": frame.label}, exc_info=True)

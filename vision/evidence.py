@@ -109,12 +109,13 @@ def with_comment(jpeg: bytes, text: str) -> bytes:
 
 
 def evidence(frame: np.ndarray, v: RollVerdict, quality: int = 90,
-             models: dict[str, str] | None = None) -> Evidence:
+             models: dict[str, str] | None = None, clean: bytes | None = None) -> Evidence:
     """The clean frame exactly as read, and the annotated one, ready for the outbox. With
     `models` (`model_ids`) the annotated JPEG names the files that read the frame, drawn and
     in full in its comment ("dicecall models detector=SHA reader=SHA"), so its sha256, which
-    the service stores with the roll, covers them."""
-    clean = encode(frame, quality)
+    the service stores with the roll, covers them. `clean`: `encode(frame, quality)` made
+    already (the edge encodes it while the dice settle, off the path to the answer)."""
+    clean = encode(frame, quality) if clean is None else clean
     annotated = encode(annotate(frame, v, models), quality)
     if models:
         annotated = with_comment(annotated, "dicecall models " + " ".join(

@@ -205,3 +205,20 @@ def test_the_evidence_names_the_profile_that_set_the_lines(tmp_path, kit):
     body = _roll(reading, _noisy(240, 320))
     jpeg = base64.b64decode(body["evidence"]["annotated_jpeg_b64"])
     assert f"profile={reading.models['profile']}".encode() in jpeg
+
+
+@pytest.mark.parametrize("fits", [True, False])
+def test_a_clean_jpeg_made_early_is_the_evidence_only_at_the_quality_sent(tmp_path, kit,
+                                                                         fits):
+    # The edge encodes the clean frame while the dice settle (settle.read_early); when the
+    # evidence must be encoded again smaller to fit the service, the early one is not sent.
+    image = _noisy()
+    limit = 1_500_000 if fits else (len(encode(image, 90)) + len(encode(image, 30))) // 2
+    reading = _reading(tmp_path, kit, max_jpeg_bytes=limit)
+    frame = Frame(t=1.0, wall=1_700_000_000.0, image=image, grey=None, label="f")
+    scene = reading.with_clean(reading.detect(frame))
+    assert scene.clean == (90, encode(image, 90))
+    ev = json.loads(reading.roll(frame, Expect(dice=2, phase="throw"), 1, scene).body)["evidence"]
+    clean = base64.b64decode(ev["clean_jpeg_b64"])
+    assert (clean == scene.clean[1]) is fits
+    assert hashlib.sha256(clean).hexdigest() == ev["clean_sha256"] and len(clean) <= limit
