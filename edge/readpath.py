@@ -1,5 +1,8 @@
 """The read path of the edge: a settled frame -> dice read -> (empty | roll in the outbox).
 
+The frame read is the still run's first, read while the run settles (`settle.read_early`),
+when the frame that settles the run shows no change from it; else the settling frame.
+
 A mixin of EdgeRunner (edge/runner.py), kept apart so each file reads in one sitting. A read
 counts as done when its roll is committed to the outbox. A still scene with no dice in play is
 not a roll. A High Roll throw whose phase the service has not settled yet waits here as
