@@ -146,7 +146,7 @@ class SettleConfig(_Strict):
                                        description="and at least this long after motion")
     # The dice of a still run's first frame are read while the run settles: every later
     # frame of the run is within the motion rule of that one (edge/settle.py compares each
-    # with it), and the read (20-35 ms of a two-dice 1920x1080 frame here) is then off the
+    # with it), and the read (20-36 ms of a two-dice 1920x1080 frame here) is then off the
     # path from rest to the service's answer. A run that moves again before it settles is
     # read anew; one whose settled frame differs at all from the frame read reads that one.
     read_early: bool = Field(True, description="read the first still frame while the "
