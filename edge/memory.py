@@ -7,9 +7,9 @@ copy out of the camera's request, the annotated evidence: 6.2 MB each) comes fro
 where the small objects allocated between them keep the heap from shrinking: the edge's peak
 RSS grew with every read, 153.9 MB over 20 throws at 1920x1080 against 148.0 MB with the
 threshold fixed at 2 MB (`bench/bench_edge.py`, docs/edge.md, session 60). A fixed threshold
-stops the raising; what it costs is the page faults of each new mapping, about 1.5 ms a
-decoded frame, and the early read (edge/readpath.py) keeps the decode off the path to the
-service's answer.
+stops the raising; what it costs is the page faults of each new mapping, 1.6-2.0 ms a
+decoded 1920x1080 frame here, and the early read (edge/readpath.py) keeps the decode off the
+path to the service's answer.
 """
 
 from __future__ import annotations
