@@ -60,6 +60,14 @@ def generate(
                                "train on; dark: procedural near-black dice with bright "
                                "pips beside the seen ones, to train on")
     ] = "seen",
+    lamps: Annotated[
+        float, typer.Option(help="also render each scene under three lamps at this "
+                                 "elevation, degrees, one at a time, and with every lamp "
+                                 "off (NAME.lamp0-3.jpg; 0: none)")
+    ] = 0.0,
+    polarised: Annotated[
+        bool, typer.Option(help="crossed polarisers: no highlights in the lamps' frames")
+    ] = False,
 ) -> None:
     """Throws dice with pybullet, renders them and writes NAME.jpg + NAME.json pairs."""
     from pydantic import ValidationError
@@ -86,6 +94,8 @@ def generate(
             stack_offset=stack_offset,
             force=forced,
             styles=styles,
+            lamps=lamps,
+            polarised=polarised,
         )
     except (ValidationError, ValueError) as exc:
         raise _fail(exc) from exc

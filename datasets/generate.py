@@ -63,6 +63,14 @@ class GenerateConfig(BaseModel):
                                     "random: procedural styles with the seen ones; dark: "
                                     "procedural dark dice with the seen ones")
 
+    # The scene rendered again under the lamps the camera switches (`datasets.lamps`), for
+    # the Props & Hops tilt they read (`vision.lamps`); 0: no lamp frames.
+    lamps: float = Field(0.0, ge=0.0, le=85.0,
+                         description="the three lamps' elevation, degrees, 120 degrees apart "
+                                     "(0: no lamp frames)")
+    polarised: bool = Field(False, description="crossed polarisers on the lamps and lens: "
+                                               "no highlights in the lamps' frames")
+
     @field_validator("force")
     @classmethod
     def _known_poses(cls, v: dict[str, float]) -> dict[str, float]:
@@ -85,18 +93,29 @@ def _worker_init() -> None:
     _SIM = Sim()
 
 
-def _one(args: tuple[str, int, int, int, int, str, float, float, dict, str]) -> str:
-    """Renders scene `index` and writes NAME.jpg and NAME.json; returns NAME."""
-    from dicecall.datasets.scene import make_scene, scene_seed
+def _one(args: tuple[str, int, int, int, int, str, float, float, dict, str, float, bool]
+         ) -> str:
+    """Renders scene `index` and writes NAME.jpg and NAME.json, with lamps also
+    NAME.lamp0.jpg (every lamp off) to NAME.lamp3.jpg; returns NAME."""
+    from dicecall.datasets.lamps import lamp_lights
+    from dicecall.datasets.scene import make_scene_lit, scene_seed
+    from dicecall.vision.lamps import LampRig
 
-    kind, seed, index, width, height, out, rare, stack_offset, force, styles = args
+    kind, seed, index, width, height, out, rare, stack_offset, force, styles, lamps, pol = args
     if _SIM is None:
         _worker_init()
-    jpeg, rec = make_scene(_SIM, kind, scene_seed(seed, index), width, height, rare,
-                           stack_offset, force, styles)
+    rig = LampRig(elevation_deg=(lamps,) * 3) if lamps else None
+    jpeg, rec, lit = make_scene_lit(_SIM, kind, scene_seed(seed, index), width, height, rare,
+                                    stack_offset, force, styles,
+                                    lamp_lights(rig, pol) if rig else ())
     name = f"{kind}_{index:07d}"
     rec.image = name + ".jpg"
     Path(out, rec.image).write_bytes(jpeg)
+    if rig is not None:
+        frames = [f"{name}.lamp{k}.jpg" for k in range(len(lit))]
+        for f, data in zip(frames, lit, strict=True):
+            Path(out, f).write_bytes(data)
+        rec.lamps = {"frames": frames, "rig": rig.model_dump(mode="json"), "polarised": pol}
     save_record(rec, Path(out, name + ".json"))
     return name
 
@@ -114,7 +133,7 @@ def generate(cfg: GenerateConfig, progress: bool = True) -> list[str]:
     cfg.out.mkdir(parents=True, exist_ok=True)
     jobs = [
         (cfg.scene, cfg.seed, cfg.start + i, cfg.width, cfg.height, str(cfg.out), cfg.rare,
-         cfg.stack_offset, cfg.force, cfg.styles)
+         cfg.stack_offset, cfg.force, cfg.styles, cfg.lamps, cfg.polarised)
         for i in range(cfg.count)
     ]
     workers = cfg.workers or os.cpu_count() or 1

@@ -6,6 +6,8 @@ scenes to any number of worker processes and still produce the same dataset.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import cv2
 import numpy as np
 
@@ -28,7 +30,13 @@ from dicecall.datasets.render import (
 from dicecall.datasets.render_craps import draw_craps
 from dicecall.datasets.schema import SceneRecord
 from dicecall.datasets.styles import sample_styles
-from dicecall.datasets.textures import FELTS_BGR, SHAKER_WALLS_BGR, sample_light, surface
+from dicecall.datasets.textures import (
+    FELTS_BGR,
+    SHAKER_WALLS_BGR,
+    Light,
+    sample_light,
+    surface,
+)
 
 GAME_OF_SCENE = {"shaker": "props-and-hops", "craps": "craps", "throwbox": "high-roll-dice"}
 DRAW = {"shaker": draw_shaker, "throwbox": draw_throwbox, "craps": draw_craps}
@@ -168,6 +176,23 @@ def make_scene(
     Returns:
         (JPEG bytes, record with `image` left empty for the caller to name).
     """
+    jpeg, rec, _ = make_scene_lit(sim, kind, seed, width, height, rare, stack_offset,
+                                  force_probability, styles)
+    return jpeg, rec
+
+
+def make_scene_lit(
+    sim: Sim, kind: str, seed: int, width: int = 640, height: int = 480, rare: float = 1.0,
+    stack_offset: float = STACK_OFFSET, force_probability: dict | None = None,
+    styles: str = "seen", lights: Sequence[Callable[[Light], Light]] = (),
+) -> tuple[bytes, SceneRecord, list[bytes]]:
+    """`make_scene`, and the same scene rendered again under each of `lights` (each a
+    function of the scene's drawn light, `datasets.lamps.lamp_lights`): the same dice,
+    camera, felt, exposure and blur, each pass with sensor noise of its own.
+
+    Returns:
+        (JPEG bytes, record, one JPEG per light), the first two as `make_scene`'s.
+    """
     rng = np.random.default_rng(seed)
     layout, game, roll, styles, forced, states = simulate(sim, kind, rng, rare, stack_offset,
                                                           force_probability, styles)
@@ -180,13 +205,25 @@ def make_scene(
     target = np.array([*in_view[:, :2].mean(axis=0) + rng.normal(0, size, 2), floor_z(layout)])
     cam, cam_h = sample_camera(rng, target, floor_z(layout), spread, size, width, height)
     light = sample_light(rng, target)
-    margin, mx, my = canvas_margin(cam)
-    painter = Painter(cam, margin, light)
-    look = _look(kind, rng)
-    painter.canvas[:] = surface(painter.ids.shape, look.felt, rng)
-    DRAW[kind](painter, layout, look, _looks(states, styles, rng), rng)
-    img, ids = distort((mx, my), painter.canvas, painter.ids)
+    drawn = rng.bit_generator.state  # every light paints the rest of the scene alike
+
+    def paint(light: Light, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        margin, mx, my = canvas_margin(cam)
+        painter = Painter(cam, margin, light)
+        look = _look(kind, rng)
+        painter.canvas[:] = surface(painter.ids.shape, look.felt, rng)
+        DRAW[kind](painter, layout, look, _looks(states, styles, rng), rng)
+        return distort((mx, my), painter.canvas, painter.ids)
+
+    img, ids = paint(light, rng)
     jpeg = encode_jpeg(finish(img, rng), rng)
+    lit = []
+    for k, relight in enumerate(lights):
+        again = np.random.default_rng()
+        again.bit_generator.state = drawn
+        frame, _ = paint(relight(light), again)
+        noise = np.random.default_rng([int(seed), k + 1])
+        lit.append(encode_jpeg(finish(frame, again, noise_rng=noise), again))
     dice = [die_label(i, st, styles[i], layout, cam, ids) for i, st in enumerate(states)]
     rec = SceneRecord(
         image="",
@@ -206,4 +243,4 @@ def make_scene(
         source="synthetic",
         roll=roll,
     )
-    return jpeg, rec
+    return jpeg, rec, lit

@@ -93,6 +93,10 @@ class SceneRecord:
         forced: forced placements applied, e.g. ["stack:1:0"].
         source: "synthetic", "yolo" or "coco".
         roll: "first", or "extra" for High Roll's Extra Roll (675a.3(g)).
+        lamps: for a scene also rendered under the lamps the camera switches
+            (`datasets.lamps`), {"frames": [four image names: every lamp off, then lamp 1,
+            2, 3], "rig": `vision.lamps.LampRig` fields, "polarised": bool}; else None,
+            and left out of the JSON.
     """
 
     image: str
@@ -112,11 +116,15 @@ class SceneRecord:
     source: str = "synthetic"
     roll: str = "first"
     schema_version: int = SCHEMA_VERSION
+    lamps: dict | None = None
 
 
 def record_to_dict(rec: SceneRecord) -> dict:
     """Returns the record as plain JSON-ready data."""
-    return asdict(rec)
+    data = asdict(rec)
+    if data["lamps"] is None:  # records without lamp frames stay as they always were
+        del data["lamps"]
+    return data
 
 
 def record_from_dict(data: dict, where: str = "<dict>") -> SceneRecord:

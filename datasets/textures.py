@@ -36,6 +36,8 @@ class Light:
         diffuse: diffuse gain, 0-1.5.
         shadow: shadow darkness, 0-1.
         softness: shadow blur as a fraction of the die size, 0-1.
+        specular: gain of the highlights, 1; 0 for a lamp behind a polariser crossed with
+            one on the lens, which takes its highlights out (`datasets.lamps`).
     """
 
     direction: np.ndarray
@@ -45,6 +47,7 @@ class Light:
     diffuse: float
     shadow: float
     softness: float
+    specular: float = 1.0
 
 
 def sample_light(rng: np.random.Generator, centre_mm: np.ndarray) -> Light:
@@ -141,6 +144,6 @@ def shade_colour(
     lam = max(0.0, float(normal @ light.direction))
     half = light.direction + view
     half /= np.linalg.norm(half)
-    spec = gloss * 90.0 * max(0.0, float(normal @ half)) ** 40
+    spec = light.specular * gloss * 90.0 * max(0.0, float(normal @ half)) ** 40
     lit = light.ambient + light.diffuse * lam + 0.35 * transmit
     return a * light.colour * lit + spec

@@ -20,6 +20,7 @@ _SHAPES = {  # field -> (trailing shape, dtype)
     "stacked": ((), np.float32),
     "det_score": ((), np.float32),
     "up_margin": ((), np.float32),
+    "lamp_tilt": ((), np.float32),
 }
 
 _RANGES = {"face": (1, 6), "pip_face": (0, 6)}  # pip_face 0: the count is not a face
@@ -43,6 +44,9 @@ class Dice:
             top face points up than the next face, read up to 45 (45 = 45 or more, as a
             flat die's 90; under 10 the die rests on an edge, a void). NaN, the default,
             when the reader has no such output.
+        lamp_tilt: (N,) float32, degrees between the die's top face and the floor read from
+            the lamps the camera switches (`vision.lamps`), independent of the reader. NaN,
+            the default, where the table has no lamps or the face could not be read.
     """
 
     centers: np.ndarray
@@ -54,6 +58,7 @@ class Dice:
     stacked: np.ndarray
     det_score: np.ndarray
     up_margin: np.ndarray | None = None
+    lamp_tilt: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = None

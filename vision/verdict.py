@@ -347,16 +347,30 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
         near_edge = void or margin < cfg.edge_review_deg or (
             profile.cocked_counts and dice.tilt[i] >= cfg.tilted_edge_tilt
             and margin < cfg.tilted_edge_review_deg)
-        if dice.tilt[i] >= tilt_line or near_edge:
-            if free[i] and dice.tilt[i] < cfg.unsupported_line and not near_edge:
+        lamps = _lamp_reading(dice, i, profile, cfg)  # None without lamps or outside P&H
+        flagged = dice.tilt[i] >= tilt_line or near_edge
+        if lamps and not flagged:
+            # Two independent readings disagree (DESIGN: a person decides): the lamps see a
+            # lean the tilt head missed, or shade a flat die wrongly.
+            reasons.append(Reason("lamps_tilted", REVIEW, sec["cocked"], (i,),
+                                  f"the lamps read the top face {dice.lamp_tilt[i]:.1f} deg "
+                                  f"off level, the tilt flag (p={dice.tilt[i]:.3f}) flat: "
+                                  "it may not lie flat on the bottom of the shaker"))
+        if flagged:
+            # A flag the lamps confirm is not freed for want of support: they see the lean.
+            if free[i] and dice.tilt[i] < cfg.unsupported_line and not near_edge and not lamps:
                 reasons.append(Reason("flag_unsupported", VALID, sec["cocked"], (i,),
                                       f"tilt flag p={dice.tilt[i]:.3f} on a die with no die or "
                                       "wall within reach to lean on: it rests on the floor"))
-            elif steep[i] and dice.tilt[i] < cfg.steep_line and not near_edge:
+            elif steep[i] and dice.tilt[i] < cfg.steep_line and not near_edge and not lamps:
                 reasons.append(Reason("flag_far_from_wall", VALID, sec["cocked"], (i,),
                                       f"tilt flag p={dice.tilt[i]:.3f} on a die {wall[i]:.2f} of "
                                       "its sides from the wall and with no die in reach: too "
                                       "far for a shallow lean, and a steep one reads higher"))
+            elif lamps is False and not near_edge and dice.tilt[i] < cfg.no_roll_sure_tilt:
+                reasons.append(Reason("lamps_level", VALID, sec["cocked"], (i,),
+                                      f"tilt flag p={dice.tilt[i]:.3f}; the lamps read the top "
+                                      f"face {dice.lamp_tilt[i]:.1f} deg off level: flat"))
             elif not profile.cocked_counts and not near_edge \
                     and dice.tilt[i] < cfg.no_roll_sure_tilt:
                 reasons.append(Reason("cocked_doubt", REVIEW, sec["cocked"], (i,),
@@ -404,6 +418,15 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
             reasons.append(Reason("readings_disagree", REVIEW, sec["dispute"], (i,),
                                   f"classifier reads {int(dice.face[i])}, pips count "
                                   f"{int(dice.pip_face[i]) or 'unreadable'}"))
+
+
+def _lamp_reading(dice: Dice, i: int, profile: GameProfile, cfg) -> bool | None:
+    """Whether the lamps read die `i` cocked (True) or level (False), in a game where a
+    cocked die is a no roll; None where they give no reading or are not used."""
+    deg = float(dice.lamp_tilt[i])
+    if profile.cocked_counts or cfg.lamp_cocked_deg <= 0 or not np.isfinite(deg):
+        return None
+    return deg >= cfg.lamp_cocked_deg
 
 
 def agreeing_faces(face: np.ndarray, pip_face: np.ndarray, confidence: np.ndarray,

@@ -263,6 +263,19 @@ class VerdictConfig(BaseModel):
         description="a die in play whose box shares at least this fraction of the smaller "
                     "box's area with another die's box goes to review (0: off)")
 
+    # Props & Hops with lamps the camera switches (`vision.lamps`, session 61): the top face's
+    # own angle, read with no model, is a second reading of the tilt. A die the lamps read
+    # under this many degrees is flat where the head's flag stayed under `no_roll_sure_tilt`
+    # (`lamps_level` instead of `cocked_doubt`); one they read at or over it is held for a
+    # person where the head reads it flat (`lamps_tilted`), and its flag is not freed for
+    # want of support. The lamps call no roll on their own: on seed 5603 (session 61) a no
+    # roll wherever both read a die tilted called off 10.6 % of good rolls at 4 degrees. The
+    # head's sure flags and the up margin stand. The labels call a die cocked over 5 degrees.
+    lamp_cocked_deg: float = Field(
+        0.0, ge=0.0, le=45.0,
+        description="Props & Hops: a die the lamps read this many degrees off level or more "
+                    "is cocked, one they read under it level (0: the lamps are not used)")
+
     def tilt_line(self, cocked_counts: bool) -> float:
         """The tilt probability from which a die is cocked, in a game where a cocked die
         counts (623a.9(b), 675a.4(c)) or is a no roll (668a.3(h))."""
