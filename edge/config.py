@@ -25,6 +25,7 @@ from pydantic import (
 
 from dicecall.api.schemas.common import UUID_PATTERN
 from dicecall.vision.config import FROM_ARRAY
+from dicecall.vision.lamps import LampRig
 from dicecall.vision.profiles import GAMES
 
 from .redact import redact_text, redact_uri
@@ -250,6 +251,29 @@ class ReaderSection(_Strict):
         return self
 
 
+Pins = Annotated[tuple[int, int, int], FROM_ARRAY]
+
+
+class LampsSection(_Strict):
+    """Lamps the camera switches, for the Props & Hops tilt (edge/lamps.py, vision/lamps.py,
+    docs/verdicts.md "Lamps the camera switches")."""
+
+    rig: LampRig = Field(LampRig(), description="the three lamps' azimuth and elevation in "
+                                                "the floor's frame, degrees, as mounted")
+    gpio: Pins | None = Field(None, description="BCM numbers of the three lamps' GPIO lines, "
+                                                "in the rig's order (a replay needs none)")
+    active_high: bool = Field(True, description="a line drives its lamp on when high")
+    settle_frames: int = Field(2, ge=0, le=30, description="frames dropped after each "
+                                                           "switch before the one kept")
+
+    @field_validator("gpio")
+    @classmethod
+    def _pins(cls, pins: tuple[int, int, int] | None) -> tuple[int, int, int] | None:
+        if pins is not None and (len(set(pins)) != 3 or not all(0 <= p <= 27 for p in pins)):
+            raise ValueError(f"three different BCM GPIO numbers 0-27, got {list(pins)}")
+        return pins
+
+
 class EdgeConfig(_Strict):
     # The service's ids are UUIDs (api/services/state.py new_id): any other id is a table or
     # device it cannot have, and would be refused on every POST.
@@ -275,6 +299,8 @@ class EdgeConfig(_Strict):
                                     "with its phase unknown")
     drain_timeout_s: float = Field(30.0, ge=0, le=3600)
     log_json: bool = True
+    lamps: LampsSection | None = Field(None, description="Props & Hops: lamps the camera "
+                                                         "switches once the dice are still")
 
     @field_validator("table_id", "device_id")
     @classmethod
@@ -297,6 +323,20 @@ class EdgeConfig(_Strict):
     def _one_secret(self) -> EdgeConfig:
         if (self.device_secret is None) == (self.device_secret_file is None):
             raise ValueError("give exactly one of device_secret, device_secret_file")
+        return self
+
+    @model_validator(mode="after")
+    def _lamps_fit(self) -> EdgeConfig:
+        if self.lamps is None:
+            return self
+        if self.game != "props-and-hops":
+            raise ValueError(f"lamps read a tilt that is a no roll only in Props & Hops "
+                             f"(668a.3(h)); in {self.game} a cocked die counts: remove lamps")
+        if self.source.kind != "replay" and self.lamps.gpio is None:
+            raise ValueError("lamps.gpio: a camera's lamps need their three GPIO lines")
+        if self.source.kind == "picamera2" and self.exposure is None:
+            raise ValueError("lamps need the exposure fixed over their four frames: set "
+                             "exposure (dicecall calibrate exposure)")
         return self
 
     def secret(self) -> str:

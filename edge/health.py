@@ -37,6 +37,9 @@ class Metrics:
                              ["verdict"], registry=r)
         self.read_errors = Counter("dicecall_edge_read_errors", "Settled frames the reader "
                                    "failed on (logged with the trace).", registry=r)
+        self.lamp_misses = Counter("dicecall_edge_lamp_misses", "Props & Hops rolls read "
+                                   "without the lamps: no lamp frames, or a lamp or camera "
+                                   "fault (edge/lamps.py).", registry=r)
         self.blocked = Counter("dicecall_edge_blocked", "Still scenes not read: a hand or "
                                "the lid in view.", registry=r)
         self.empty = Counter("dicecall_edge_empty", "Still scenes after motion with no dice "

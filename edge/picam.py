@@ -165,6 +165,26 @@ class Picamera2Source:
             finally:
                 request.release()
 
+    def lamp_frames(self, frame: Frame, switch, settle_frames: int) -> list[np.ndarray]:
+        """The four frames under the lamps (edge/lamps.py), each a main array copied out of
+        its own request; the exposure is the calibrated, fixed one."""
+        from .lamps import switched_frames
+
+        timeout = max(self.cfg.capture_timeout_s, 3 / self.cfg.fps)
+
+        def grab() -> np.ndarray:
+            try:
+                request = self._cam.wait(self._cam.capture_request(wait=False), timeout=timeout)
+            except _TIMEOUTS as exc:
+                raise CameraError(f"no frame from camera {self.cfg.camera} under the lamps "
+                                  f"for {timeout:g} s") from exc
+            try:
+                return request.make_array("main")
+            finally:
+                request.release()
+
+        return switched_frames(switch, grab, settle_frames)
+
     def close(self) -> None:
         cam, self._cam = self._cam, None
         worker, self._worker = self._worker, None

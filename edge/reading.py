@@ -224,6 +224,21 @@ class Reading:
         raw = json.dumps(body, separators=(",", ":")).encode()
         return Roll(roll_id, seq, raw, v, with_jpeg)
 
+    def with_lamps(self, scene: Scene, frames: list[np.ndarray]) -> Scene:
+        """`scene` with each die's top face angle read from the lamps' four frames
+        (`vision.lamps.lamp_tilt`; the verdict's `lamp_cocked_deg` judges it).
+
+        Raises:
+            ValueError: frames of another size than the frame read, or not four.
+        """
+        from dicecall.vision.lamps import lamp_tilt
+
+        if any(f.shape != scene.image.shape for f in frames):
+            raise ValueError(f"lamp frames of {[f.shape for f in frames]}, the frame read is "
+                             f"{scene.image.shape}")
+        tilt = lamp_tilt(frames, scene.dice.boxes, self.cfg.lamps.rig)
+        return replace(scene, dice=replace(scene.dice, lamp_tilt=tilt))
+
     def with_clean(self, scene: Scene) -> Scene:
         """`scene` with its clean evidence JPEG encoded now, at the configured quality (the
         edge does it while the dice settle)."""

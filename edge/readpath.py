@@ -50,8 +50,8 @@ class _Early:
 
 
 class ReadPath:
-    """Needs from its host: cfg, metrics, emit, reading, flow, phase, outbox, detector, _seq,
-    _cursor_key, _pending, _early, _outbox_gauges."""
+    """Needs from its host: cfg, metrics, emit, reading, flow, phase, outbox, detector, source,
+    lamps, _seq, _cursor_key, _pending, _early, _outbox_gauges."""
 
     def _read_early(self, frame: Frame) -> None:
         """Reads the first frame of a still run (`SettleConfig.read_early`); `_settled` takes
@@ -95,6 +95,8 @@ class ReadPath:
         except Exception as exc:  # a reader fault on one frame must not stop the table
             self._read_error(frame, exc, ev.t)
             return
+        if in_play and self.cfg.lamps is not None:
+            scene = self._lit(frame, scene)
         if in_play == 0:
             # The dice were collected (or none thrown): nothing to call, nothing to post.
             self.metrics.empty.inc()
@@ -115,6 +117,27 @@ class ReadPath:
         if held is not None and self._store(item, held, held=True):
             self._seq += 1  # the held row has this seq
             self._pending = replace(item, held=held)
+
+    def _lit(self, frame: Frame, scene: Scene) -> Scene:
+        """The scene with the lamps' reading of each die (edge/lamps.py), taken now that the
+        dice are still. Without it (no lamp frames, a camera or lamp fault) the roll is read
+        as a table without lamps reads it: the tilt head alone, more rolls held for review."""
+        capture = getattr(self.source, "lamp_frames", None)
+        try:
+            frames = None if capture is None else capture(frame, self.lamps,
+                                                          self.cfg.lamps.settle_frames)
+            if frames is None:
+                log.warning("no lamp frames for this roll: read without the lamps",
+                            extra={"frame": frame.label})
+                self.metrics.lamp_misses.inc()
+                return scene
+            return self.reading.with_lamps(scene, frames)
+        except Exception as exc:  # a lamp or camera fault must not lose the roll
+            log.warning("lamp frames failed: read without the lamps",
+                        extra={"frame": frame.label, "error": f"{type(exc).__name__}: {exc}"})
+            self.metrics.lamp_misses.inc()
+            self.emit("lamp_error", frame=frame.label, error=f"{type(exc).__name__}: {exc}")
+            return scene
 
     def _finish_pending(self, mode: str) -> None:
         """Reads the pending High Roll throw once its phase is known. mode: "poll" (only if

@@ -20,6 +20,7 @@ from .config import EdgeConfig, check_paths
 from .diesize import motion_die_px, play_die_side
 from .flow import GameFlow
 from .health import HealthServer, Metrics
+from .lamps import GpioLamps, LampSwitch
 from .outbox import Outbox, Pending
 from .phase import PhaseTracker
 from .publisher import Publisher, SignedClient
@@ -39,10 +40,12 @@ class EdgeRunner(ReadPath):
         config: the table's configuration.
         on_event: called with a dict for every read, ack and fault (see EDGE-INTERFACE.md).
         source, reader: replace the configured camera / the ONNX reader (tests, benchmarks).
+        lamps: replaces the configured lamps' GPIO switch (tests).
     """
 
     def __init__(self, config: EdgeConfig, *, on_event: Callable[[dict], Any] | None = None,
-                 source: FrameSource | None = None, reader: Any = None) -> None:
+                 source: FrameSource | None = None, reader: Any = None,
+                 lamps: LampSwitch | None = None) -> None:
         check_paths(config)
         self.cfg = config
         self._on_event = on_event
@@ -57,6 +60,9 @@ class EdgeRunner(ReadPath):
         self.source = source or build_source(config, self._resume_ms())
         self.flow = GameFlow(config.game)
         self.reading = Reading(config, reader)
+        self.lamps = lamps
+        if lamps is None and config.lamps is not None and config.lamps.gpio is not None:
+            self.lamps = GpioLamps(config.lamps.gpio, config.lamps.active_high)
         self.detector = SettleDetector(config.settle, self.reading.reference_grey())
         # settle.die_px left unset: from the zones file, once a frame gives the frames' sizes
         self._zone_die = None
@@ -316,4 +322,6 @@ class EdgeRunner(ReadPath):
                 "seconds": round(time.monotonic() - started, 3),
                 "outbox_depth": self.outbox.depth()})
             self.outbox.close()
+            if self.lamps is not None:
+                self.lamps.close()
             self.ready.clear()

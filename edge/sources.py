@@ -83,6 +83,10 @@ class FrameSource(Protocol):
 
     def close(self) -> None: ...
 
+    # Optional, for a Props & Hops table with lamps (edge/lamps.py): the four frames under
+    # the lamps of the still scene `frame` shows, or None when the source has none.
+    # def lamp_frames(self, frame, switch, settle_frames) -> list[np.ndarray] | None: ...
+
 
 def read_index(folder: Path) -> list[tuple[str, float]]:
     """frames.csv of a replay folder: [(file, t_ms)], checked for increasing times."""
@@ -166,6 +170,13 @@ class ReplaySource:
         if why is not None:
             return Frame(t_ms / 1000, time.time(), None, None, name, f"{name}: {why}")
         return Frame(t_ms / 1000, time.time(), image, lores_grey(image, self.lores_width), name)
+
+    def lamp_frames(self, frame: Frame, switch, settle_frames: int) -> list[np.ndarray] | None:
+        """The replayed frame's lamp frames, NAME.lamp0-3.jpg beside it (edge/lamps.py);
+        None when it has none. A replay switches no lamp."""
+        from .lamps import replayed_frames
+
+        return replayed_frames(self.folder, frame.label)
 
     def close(self) -> None:
         self._index = []
@@ -283,6 +294,18 @@ class OpenCVSource:
             # A file's own clock, so a video replays with its timing at any decode speed.
             t = self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000 if self.finite else time.monotonic()
             yield Frame(t, time.time(), image, lores_grey(image, self.lores_width), f"#{n}")
+
+    def lamp_frames(self, frame: Frame, switch, settle_frames: int) -> list[np.ndarray]:
+        """The four frames under the lamps (edge/lamps.py), read from the capture."""
+        from .lamps import switched_frames
+
+        def grab() -> np.ndarray:
+            ok, image = self._read()
+            if not ok or image is None:
+                raise CameraError(f"video source {self.shown!r} gave no frame under the lamps")
+            return image
+
+        return switched_frames(switch, grab, settle_frames)
 
     def _why(self, exc: Exception) -> str:
         # A backend's text may quote the URI (or its password) as given: masked, and the

@@ -280,3 +280,51 @@ def test_a_wedged_capture_is_a_camera_error_the_camera_is_reopened_and_stop_retu
     stop.set()
     thread.join(5)
     assert not thread.is_alive() and time.monotonic() - began < 2
+
+
+def test_lamp_frames_copy_each_main_array_and_release_every_request(fake_picamera2,
+                                                                     exposure_file):
+    """While the settled frame's request is held, the four lamp frames (edge/lamps.py) are
+    taken from requests of their own, each given back at once: two held at a time at most
+    (the fake refuses a third), every lamp off at the end."""
+    y = np.full((LORES[1], LORES[0]), 90, np.uint8)
+    fake_picamera2.script = [(np.full((MAIN[1], MAIN[0], 3), k, np.uint8), y)
+                             for k in range(20)]
+    source = Picamera2Source(PiConfig(kind="picamera2", main_size=MAIN, lores_size=LORES),
+                             exposure_file)
+    source.open()
+    cam = fake_picamera2.instances[0]
+    frames = source.frames()
+    settled = next(frames)  # its request is held while the roll is read
+
+    class Switch:
+        shown: ClassVar[list] = []
+
+        def show(self, lamp):
+            self.shown.append(lamp)
+
+    lit = source.lamp_frames(settled, Switch(), 1)
+    # requests 2-9: one dropped after each switch, the next kept
+    assert [int(f[0, 0, 0]) for f in lit] == [2, 4, 6, 8]
+    assert all(r.released for r in cam.requests[1:]) and not cam.requests[0].released
+    assert Switch.shown == [None, 0, 1, 2, None]
+    frames.close()
+    source.close()
+
+
+def test_a_camera_that_wedges_under_the_lamps_is_a_camera_error(fake_picamera2):
+    y = np.full((LORES[1], LORES[0]), 90, np.uint8)
+    fake_picamera2.script = _frames(3, y)
+    fake_picamera2.hang_after = [2]
+    source = Picamera2Source(PiConfig(kind="picamera2", main_size=MAIN, lores_size=LORES,
+                                      capture_timeout_s=0.1))
+    source.open()
+    frames = source.frames()
+    settled = next(frames)
+    shown = []
+    switch = types.SimpleNamespace(show=shown.append)
+    with pytest.raises(CameraError, match="under the lamps"):
+        source.lamp_frames(settled, switch, 0)
+    assert shown[-1] is None  # every lamp off again
+    frames.close()
+    source.close()
