@@ -35,8 +35,9 @@ def model_ids(detector: Path, reader: Path) -> dict[str, str]:
 
 def annotate(frame: np.ndarray, v: RollVerdict, models: dict[str, str] | None = None
              ) -> np.ndarray:
-    """Draws boxes, faces, tilt/stacked flags and the reasons on a copy of `frame` (BGR),
-    and the first 12 hex digits of each model's sha256 at the foot (`model_ids`)."""
+    """Draws boxes, faces, tilt/stacked flags, the lamps' tilt and the reasons on a copy of
+    `frame` (BGR), and the first 12 hex digits of each model's sha256 at the foot
+    (`model_ids`)."""
     out = frame.copy()
     scale = max(out.shape[:2]) / 800
     flagged = {i for r in v.reasons for i in r.dice}
@@ -53,6 +54,8 @@ def annotate(frame: np.ndarray, v: RollVerdict, models: dict[str, str] | None = 
             label += " cocked"
         if v.dice.stacked[i] >= 0.5:
             label += " stacked"
+        if np.isfinite(v.dice.lamp_tilt[i]):  # the lamps' reading, where the table has them
+            label += f" lamps {v.dice.lamp_tilt[i]:.1f}deg"
         cv2.putText(out, label, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
                     colour, max(1, int(scale)), cv2.LINE_AA)
     lines = [f"{v.status.upper()}  faces {' '.join(map(str, v.faces)) or '-'}"]

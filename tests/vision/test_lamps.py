@@ -169,3 +169,20 @@ def test_where_a_cocked_die_counts_the_lamps_change_nothing_623a_9_b_675a_4_c(ga
     for deg in (0.5, 20.0):
         v = _with_lamps(specs, [deg] * len(specs), game)
         assert (v.status, _codes(v)) == (base.status, _codes(base))
+
+
+def test_the_annotated_evidence_shows_the_lamps_reading():
+    """Surveillance sees what the lamps read next to each die's face: the same call drawn
+    with and without the readings differs only there."""
+    from dicecall.vision.evidence import annotate
+
+    frame = np.full((300, 400, 3), 90, np.uint8)
+    lit = dataclasses.replace(dice(TWO[0], (200, 120, 5, {"tilt": 0.2})),
+                              lamp_tilt=np.array([0.4, 2.5], np.float32))
+    v = verdict(lit, profile(PROPS), ZONES, LINE)
+    bare = dataclasses.replace(v, dice=dataclasses.replace(lit, lamp_tilt=None))
+    a, b = annotate(frame, v), annotate(frame, bare)
+    differs = np.argwhere((a != b).any(2))
+    assert len(differs)
+    # both labels sit just above their boxes (tops at y 90 and 110)
+    assert differs[:, 0].min() >= 70 and differs[:, 0].max() < 112
