@@ -232,7 +232,7 @@ CALL_SECTION = {"craps": "623a.9(c)", "mini-craps": "623a.9(c)",
 # settlement may rest on a die its own reader voided or doubted: a person decides.
 NOT_VALID_CODES = frozenset({
     "die_missing", "die_on_die", "off_floor", "cocked", "cocked_doubt", "cocked_void",
-    "void_doubt", "cocked_near_edge",
+    "void_doubt", "cocked_near_edge", "lamps_tilted",
     "extra_object", "low_confidence", "readings_disagree", "reading_invalid",
     "die_partly_hidden", "on_zone_edge", "dice_overlap", "phase_unknown"})
 
