@@ -239,3 +239,21 @@ def test_the_documented_lamps_section_is_a_valid_configuration(tmp_path):
     cfg = load_config(table)
     assert cfg.lamps.gpio == (17, 27, 22) and cfg.lamps.settle_frames == 2
     assert cfg.lamps.rig.elevation_deg == (45.0, 45.0, 45.0)
+
+
+def test_a_replay_gives_the_lamp_frames_generated_beside_its_frames(tmp_path):
+    """`dicecall datasets generate --lamps` writes NAME.lamp0-3.jpg beside NAME.jpg; a
+    replay of NAME.jpg gives them for the frame read, and none for a frame without them."""
+    from dicecall.datasets.generate import GenerateConfig, generate
+    from dicecall.edge.sources import ReplaySource
+
+    generate(GenerateConfig(scene="shaker", count=1, seed=3, workers=1, out=tmp_path,
+                            lamps=45.0), progress=False)
+    (tmp_path / "plain.jpg").write_bytes((tmp_path / "shaker_0000000.jpg").read_bytes())
+    (tmp_path / "frames.csv").write_text("file,t_ms\nshaker_0000000.jpg,0\nplain.jpg,33\n")
+    source = ReplaySource(tmp_path, speed=0)
+    source.open()
+    lit, plain = list(source.frames())
+    frames = source.lamp_frames(lit, None, 2)
+    assert len(frames) == 4 and all(f.shape == lit.bgr().shape for f in frames)
+    assert source.lamp_frames(plain, None, 2) is None
