@@ -156,8 +156,18 @@ def test_a_lean_the_lamps_see_is_not_freed_for_want_of_support_668a_3_h():
 
 def test_off_the_lamps_change_nothing():
     specs = [TWO[0], (200, 120, 5, {"tilt": 0.2})]
-    v = _with_lamps(specs, [0.5, 1.0], cfg=VerdictConfig())
+    v = _with_lamps(specs, [0.5, 1.0], cfg=VerdictConfig(lamp_cocked_deg=0.0))
     assert v.status == REVIEW and "cocked_doubt" in _codes(v)
+
+
+def test_the_line_is_rule_65_s_and_without_lamps_nothing_moves():
+    """4 degrees (docs/verdicts.md, rule 65); a table without lamps reads NaN, which is
+    called as before the lamps existed."""
+    assert VerdictConfig().lamp_cocked_deg == 4.0
+    specs = [TWO[0], (200, 120, 5, {"tilt": 0.2})]
+    v = verdict(dice(*specs), profile(PROPS), ZONES)
+    assert v.status == REVIEW and "cocked_doubt" in _codes(v)
+    assert _with_lamps(specs, [0.5, 1.0], cfg=VerdictConfig()).status == VALID
 
 
 @pytest.mark.parametrize("game, specs", [
