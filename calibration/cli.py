@@ -215,6 +215,56 @@ def exposure(
         typer.echo("warning: the gain limit keeps the card below 18 % grey; add light")
 
 
+@group.command(epilog="Example: dicecall calibrate lamps off.jpg lamp1.jpg lamp2.jpg "
+                      "lamp3.jpg --region 700,400,300,200 --out lamps.json")
+def lamps(
+    frames: Annotated[list[Path], typer.Argument(help="four frames of the empty shaker, the "
+                                                      "exposure fixed: every lamp off, then "
+                                                      "lamp 1, 2, 3 alone")],
+    region: Annotated[str, typer.Option(help="'x,y,w,h' pixels of the flat, plain floor")],
+    azimuth: Annotated[str, typer.Option(help="the lamps' azimuths 'a,b,c', degrees, as "
+                                              "mounted")] = "90,210,330",
+    elevation: Annotated[str, typer.Option(help="the lamps' elevations 'a,b,c', degrees, "
+                                                "as mounted")] = "45,45,45",
+    out: Annotated[Path, typer.Option(help="lamp rig JSON (edge `lamps.calibration`)")] = Path(
+        "lamps.json"),
+) -> None:
+    """Each lamp's brightness from its frame of the empty floor: the Props & Hops lamps'
+    rig (docs/edge.md, "Lamps")."""
+    from dicecall.vision.images import imread
+    from dicecall.vision.lamps import LampRig, fit_gains
+
+    from . import CalibrationError
+    from .files import check_writable, write_atomic
+
+    def three(text: str, name: str, kind=float) -> tuple:
+        try:
+            values = tuple(kind(v) for v in text.split(","))
+        except ValueError as exc:
+            raise CalibrationError(f"--{name} must be numbers a,b,c, got {text!r}") from exc
+        if len(values) != (4 if name == "region" else 3):
+            raise CalibrationError(f"--{name}: got {len(values)} numbers in {text!r}")
+        return values
+
+    try:
+        check_writable(out)
+        if len(frames) != 4:
+            raise CalibrationError(f"four frames (lamps off, lamp 1, 2, 3), got {len(frames)}")
+        images = [imread(f) for f in frames]  # a frame with every lamp off may be dark
+        for f, image in zip(frames, images, strict=True):
+            if image is None:
+                raise CalibrationError(f"{f}: not a readable image")
+        rig = LampRig(azimuth_deg=three(azimuth, "azimuth"),
+                      elevation_deg=three(elevation, "elevation"))
+        gains = fit_gains(images, three(region, "region", int), rig)
+        rig = rig.model_copy(update={"gains": gains})
+        LampRig.model_validate(rig.model_dump())  # the gains within their bounds
+        write_atomic(out, rig.model_dump_json(indent=2) + "\n")
+    except (CalibrationError, ValueError) as exc:
+        raise fail(exc) from exc
+    typer.echo(f"lamp gains {', '.join(f'{g:.3f}' for g in gains)} -> {out}")
+
+
 def register(app: typer.Typer) -> None:
     """Adds the `calibrate` group to the main `dicecall` app."""
     app.add_typer(group, name="calibrate")

@@ -260,11 +260,29 @@ class LampsSection(_Strict):
 
     rig: LampRig = Field(LampRig(), description="the three lamps' azimuth and elevation in "
                                                 "the floor's frame, degrees, as mounted")
+    calibration: Path | None = _lax(None, description="the rig as `dicecall calibrate lamps` "
+                                                      "measured it (with the lamps' gains), "
+                                                      "in place of `rig`")
     gpio: Pins | None = Field(None, description="BCM numbers of the three lamps' GPIO lines, "
                                                 "in the rig's order (a replay needs none)")
     active_high: bool = Field(True, description="a line drives its lamp on when high")
     settle_frames: int = Field(2, ge=0, le=30, description="frames dropped after each "
                                                            "switch before the one kept")
+
+    @model_validator(mode="after")
+    def _one_rig(self) -> LampsSection:
+        if self.calibration is not None and "rig" in self.model_fields_set:
+            raise ValueError("give the lamps' rig or their calibration file, not both")
+        return self
+
+    def load_rig(self) -> LampRig:
+        """The rig: from the calibration file when one is named."""
+        if self.calibration is None:
+            return self.rig
+        try:
+            return LampRig.model_validate_json(Path(self.calibration).read_text())
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"lamps.calibration {self.calibration}: {exc}") from exc
 
     @field_validator("gpio")
     @classmethod
@@ -355,7 +373,7 @@ class EdgeConfig(_Strict):
 
 _PATHS = (("zones",), ("model_profile",), ("exposure",), ("device_secret_file",),
           ("source", "path"), ("settle", "reference_image"), ("outbox", "path"),
-          ("reader", "detector"), ("reader", "reader"))
+          ("reader", "detector"), ("reader", "reader"), ("lamps", "calibration"))
 
 
 def _rebase(raw: dict, base: Path) -> None:
@@ -432,3 +450,5 @@ def check_paths(cfg: EdgeConfig) -> None:
             raise ConfigError(f"{name}: no such file {path}")
     if cfg.source.kind == "replay" and not (cfg.source.path / "frames.csv").is_file():
         raise ConfigError(f"source.path: {cfg.source.path} has no frames.csv")
+    if cfg.lamps is not None:
+        cfg.lamps.load_rig()  # a missing or wrong calibration file fails here, named

@@ -115,6 +115,7 @@ class Reading:
             self.table = load_table(cfg.zones)
             self.zones, self.view = self.table.zones_px, self.table.pose.floor_view()
         self.reader = reader if reader is not None else _reader(cfg, self.view)
+        self.lamp_rig = None if cfg.lamps is None else cfg.lamps.load_rig()
         # Hashed once: every roll's annotated evidence names the files that read it.
         rc = getattr(self.reader, "config", None)
         self.models = None if rc is None else model_ids(rc.detector, rc.reader)
@@ -236,7 +237,7 @@ class Reading:
         if any(f.shape != scene.image.shape for f in frames):
             raise ValueError(f"lamp frames of {[f.shape for f in frames]}, the frame read is "
                              f"{scene.image.shape}")
-        tilt = lamp_tilt(frames, scene.dice.boxes, self.cfg.lamps.rig)
+        tilt = lamp_tilt(frames, scene.dice.boxes, self.lamp_rig)
         return replace(scene, dice=replace(scene.dice, lamp_tilt=tilt))
 
     def with_clean(self, scene: Scene) -> Scene:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Annotated
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from .config import FROM_ARRAY, STRICT
 
@@ -54,6 +54,17 @@ class LampRig(BaseModel):
         (45.0, 45.0, 45.0), description="each lamp's elevation above the floor, degrees")
     min_signal: float = Field(30.0, ge=0.0, le=765.0,
                               description="weakest shading (B+G+R levels) read as a normal")
+    # No two lamps shine alike: a lamp 10 % brighter leans every face's normal 2-3 degrees
+    # towards it. `dicecall calibrate lamps` measures them on the flat, empty floor.
+    gains: Three = Field((1.0, 1.0, 1.0), description="each lamp's brightness relative to "
+                                                      "their mean (dicecall calibrate lamps)")
+
+    @field_validator("gains")
+    @classmethod
+    def _positive(cls, gains: tuple[float, float, float]) -> tuple[float, float, float]:
+        if not all(0.05 <= g <= 20 for g in gains):
+            raise ValueError(f"each lamp's gain is 0.05-20, got {list(gains)}")
+        return gains
 
     def directions(self) -> np.ndarray:
         """(3, 3) unit vectors towards the lamps, one per row; raises ValueError when the
@@ -123,9 +134,45 @@ def lamp_tilt(frames: Sequence[np.ndarray], boxes: np.ndarray, rig: LampRig) -> 
         raise ValueError(f"lamp_tilt: frames differ in size: {[f.shape for f in frames]}")
     light, clipped = face_light(frames, boxes)
     # rho x n, one row per die: the three lamps' shading solved for the normal
-    g = np.linalg.solve(rig.directions(), (light[:, 1:] - light[:, :1]).T).T
+    shading = (light[:, 1:] - light[:, :1]) / np.asarray(rig.gains)
+    g = np.linalg.solve(rig.directions(), shading.T).T
     size = np.linalg.norm(g, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         deg = np.degrees(np.arccos(np.clip(g[:, 2] / size, -1.0, 1.0)))
     deg[clipped | ~(size >= rig.min_signal)] = np.nan
     return deg.astype(np.float32)
+
+
+def fit_gains(frames: Sequence[np.ndarray], region: tuple[int, int, int, int],
+              rig: LampRig) -> tuple[float, float, float]:
+    """Each lamp's brightness, from its frames of a flat, level, plain surface (the empty
+    shaker's floor): its shading there, less every lamp off, is gain_k x rho x sin(elevation_k).
+
+    Args:
+        frames: the four lamp frames (every lamp off, then each lamp alone).
+        region: x, y, w, h of the flat surface in pixels.
+        rig: the lamps' directions (its gains are not used).
+
+    Returns:
+        The three gains, scaled to a mean of 1.
+
+    Raises:
+        ValueError: not four frames, a region outside them, a clipped or unlit surface.
+    """
+    if len(frames) != 4:
+        raise ValueError(f"expected 4 frames (lamps off, then each lamp), got {len(frames)}")
+    x, y, w, h = region
+    if w < MIN_SIDE or h < MIN_SIDE or x < 0 or y < 0 or any(
+            x + w > f.shape[1] or y + h > f.shape[0] for f in frames):
+        raise ValueError(f"region {list(region)} is not a patch inside the frames")
+    patches = [f[y:y + h, x:x + w].reshape(-1, 3) for f in frames]
+    if any(np.mean(px.max(1) >= CLIPPED) > 0.1 for px in patches[1:]):
+        raise ValueError("the surface clips under a lamp: lower the exposure or the lamps")
+    light = np.array([np.median(px.astype(np.float32).sum(1)) for px in patches])
+    shading = light[1:] - light[0]
+    if not (shading >= rig.min_signal).all():
+        raise ValueError(f"the lamps shade the surface by {np.round(shading, 1).tolist()} "
+                         f"levels, under min_signal {rig.min_signal:g}: brighter lamps or "
+                         "a lighter surface")
+    gains = shading / rig.directions()[:, 2]
+    return tuple(float(g) for g in gains / gains.mean())

@@ -19,7 +19,7 @@ runner = CliRunner()
 def test_help_lists_the_commands_with_examples():
     res = runner.invoke(app, ["calibrate", "--help"])
     assert res.exit_code == 0
-    for cmd in ("camera", "zones", "exposure", "model", "simulate"):
+    for cmd in ("camera", "zones", "exposure", "lamps", "model", "simulate"):
         assert cmd in res.output
         sub = runner.invoke(app, ["calibrate", cmd, "--help"])
         assert sub.exit_code == 0 and "Example" in sub.output
@@ -189,3 +189,28 @@ def test_samples_saved_from_a_set_keep_the_models_and_a_profile_fitted_on_them_b
     assert again["evidence"]["reader_sha256"] == file_sha256(cfg.thrown_reader)
     assert again["evidence"]["detector_sha256"] == file_sha256(cfg.thrown_detector)
     assert again["reader"]["views"] == first["reader"]["views"] == cfg.views
+
+
+def test_lamps_command_measures_each_lamp_on_the_empty_floor(tmp_path):
+    """Four frames of a level grey floor: every lamp off, then lamps 10 % over, equal to and
+    10 % under the mean; the rig written holds those gains and the edge loads it."""
+    from dicecall.vision.lamps import LampRig
+
+    names = []
+    for k, level in enumerate((40.0, 40 + 100 * 1.1, 40 + 100 * 1.0, 40 + 100 * 0.9)):
+        path = tmp_path / f"lamp{k}.png"
+        cv2.imwrite(str(path), np.full((120, 160, 3), level, np.uint8))
+        names.append(str(path))
+    out = tmp_path / "lamps.json"
+    res = runner.invoke(app, ["calibrate", "lamps", *names, "--region", "20,20,100,80",
+                              "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    rig = LampRig.model_validate_json(out.read_text())
+    assert [round(g, 2) for g in rig.gains] == [1.1, 1.0, 0.9]
+    bad = runner.invoke(app, ["calibrate", "lamps", *names[:3], "--region", "20,20,100,80",
+                              "--out", str(tmp_path / "x.json")])
+    assert bad.exit_code == 2 and "four frames" in bad.output
+    dark = runner.invoke(app, ["calibrate", "lamps", names[0], names[0], names[0], names[0],
+                               "--region", "20,20,100,80", "--out", str(tmp_path / "y.json")])
+    assert dark.exit_code == 2 and "min_signal" in dark.output
+    assert not (tmp_path / "x.json").exists() and not (tmp_path / "y.json").exists()

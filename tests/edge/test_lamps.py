@@ -238,7 +238,8 @@ def test_the_documented_lamps_section_is_a_valid_configuration(tmp_path):
     table.write_text(head.replace("game: craps", "game: props-and-hops") + lamps + "\n")
     cfg = load_config(table)
     assert cfg.lamps.gpio == (17, 27, 22) and cfg.lamps.settle_frames == 2
-    assert cfg.lamps.rig.elevation_deg == (45.0, 45.0, 45.0)
+    # relative to the YAML file, as every path of the table's file
+    assert cfg.lamps.calibration == tmp_path / "calibration" / "table-3-lamps.json"
 
 
 def test_a_replay_gives_the_lamp_frames_generated_beside_its_frames(tmp_path):
@@ -257,3 +258,26 @@ def test_a_replay_gives_the_lamp_frames_generated_beside_its_frames(tmp_path):
     frames = source.lamp_frames(lit, None, 2)
     assert len(frames) == 4 and all(f.shape == lit.bgr().shape for f in frames)
     assert source.lamp_frames(plain, None, 2) is None
+
+
+def test_the_rig_may_come_from_its_calibration_file(tmp_path, service, kit):
+    """`dicecall calibrate lamps` writes the rig with the lamps' gains; the table names the
+    file (relative to the YAML), a missing or wrong one is refused before anything starts,
+    and naming both a rig and a file is refused."""
+    from dicecall.edge.config import ConfigError, check_paths
+    from dicecall.edge.reading import Reading
+
+    table, device, secret = service.table("props-and-hops")
+    rig = LampRig(gains=(1.1, 1.0, 0.9))
+    (tmp_path / "lamps.json").write_text(rig.model_dump_json())
+    (tmp_path / "frames.csv").write_text("file,t_ms\n")
+    cfg = kit.config(tmp_path, service, table, device, secret, tmp_path, game="props-and-hops",
+                     lamps={"calibration": str(tmp_path / "lamps.json")})
+    check_paths(cfg)
+    assert Reading(cfg, TiltReader([0, 0])).lamp_rig == rig
+    (tmp_path / "lamps.json").write_text('{"gains": [1, 1]}')
+    with pytest.raises(ConfigError, match=r"lamps\.calibration"):
+        check_paths(cfg)
+    with pytest.raises(ValidationError, match="not both"):
+        kit.config(tmp_path, service, table, device, secret, tmp_path, game="props-and-hops",
+                   lamps={"calibration": "lamps.json", "rig": {}})

@@ -196,3 +196,52 @@ def test_the_annotated_evidence_shows_the_lamps_reading():
     assert len(differs)
     # both labels sit just above their boxes (tops at y 90 and 110)
     assert differs[:, 0].min() >= 70 and differs[:, 0].max() < 112
+
+
+def floor_and_die(normal, gains=(1.0, 1.0, 1.0)) -> list[np.ndarray]:
+    """`lit_frames` with lamps of unequal brightness, and a level floor patch in rows 0-19
+    (a grey felt) that every lamp lights."""
+    frames = lit_frames(normal)
+    dirs = RIG.directions()
+    out = []
+    for k, f in enumerate(frames):
+        g = gains[k - 1] if k else 0.0
+        f = f.copy()
+        die = f[30:71, 40:81].astype(float)
+        if k:  # the die's own shading scaled by its lamp's brightness
+            base = lit_frames(normal)[0][30:71, 40:81].astype(float)
+            f[30:71, 40:81] = np.clip(base + (die - base) * g, 0, 255).astype(np.uint8)
+        f[0:20] = np.clip(np.array([110.0, 120.0, 130.0]) * (0.15 + 0.45 * g * dirs[k - 1, 2]
+                                                             * bool(k)), 0, 255)
+        out.append(f)
+    return out
+
+
+def test_unequal_lamps_lean_a_level_face_and_their_gains_measured_on_the_floor_set_it_right():
+    from dicecall.vision.lamps import fit_gains
+
+    frames = floor_and_die(tilted(0.0), gains=(1.25, 0.9, 0.85))
+    assert lamp_tilt(frames, BOX, RIG)[0] > 3.0  # read as a lean that is not there
+    gains = fit_gains(frames, (0, 0, 120, 20), RIG)
+    assert gains == pytest.approx((1.25 / 1.0, 0.9 / 1.0, 0.85 / 1.0), rel=0.03)
+    fixed = RIG.model_copy(update={"gains": gains})
+    assert lamp_tilt(frames, BOX, fixed)[0] < 1.0
+    lean = floor_and_die(tilted(8.0, 200.0), gains=(1.25, 0.9, 0.85))
+    assert lamp_tilt(lean, BOX, fixed)[0] == pytest.approx(8.0, abs=1.0)
+
+
+@pytest.mark.parametrize("region, error", [
+    ((100, 0, 40, 20), "not a patch inside"),
+    ((0, 0, 2, 20), "not a patch inside"),
+    ((0, 50, 30, 10), "min_signal"),   # the unlit felt beside the die
+])
+def test_gains_need_a_lit_flat_patch_inside_the_frames(region, error):
+    from dicecall.vision.lamps import fit_gains
+
+    with pytest.raises(ValueError, match=error):
+        fit_gains(floor_and_die(tilted(0.0)), region, RIG)
+
+
+def test_gains_are_bounded():
+    with pytest.raises(ValidationError, match="gain"):
+        LampRig(gains=(1.0, 0.0, 1.0))
