@@ -47,6 +47,7 @@ import dicecall.datasets.scene as scene
 from dicecall.datasets.physics import Sim
 from dicecall.models.evaluate import auc
 from dicecall.vision.config import ReaderConfig, for_game
+from dicecall.vision.lamps import LampRig
 from dicecall.vision.preprocess import record_view
 from dicecall.vision.reader import DiceReader
 from dicecall.vision.scoring import match
@@ -57,11 +58,9 @@ LAMP_AMBIENT = 0.25  # the light that is not the lamps', the same in all four la
 
 
 def lamps(elevation_deg: float) -> np.ndarray:
-    """(3, 3) unit directions towards three lamps 120 degrees apart around the vertical."""
-    e = np.radians(elevation_deg)
-    az = np.radians([90.0, 210.0, 330.0])
-    return np.stack([np.cos(e) * np.cos(az), np.cos(e) * np.sin(az),
-                     np.full(3, np.sin(e))], 1)
+    """(3, 3) unit directions towards three lamps 120 degrees apart around the vertical
+    (the product's default rig, `vision.lamps.LampRig`, at this elevation)."""
+    return LampRig(elevation_deg=(elevation_deg,) * 3).directions()
 
 
 def render_passes(sim: Sim, seed: int, width: int, height: int, lean: float,
