@@ -108,6 +108,8 @@ def main() -> None:
     ap.add_argument("--lines", default="0,3,4,5",
                     help="lamp_cocked_deg values, comma-separated (0: lamps not used)")
     ap.add_argument("--reads", type=Path, default=None, help="pickle of the reads, kept")
+    ap.add_argument("--workers", type=int, default=0, help="generating processes; 0 = all "
+                    "cores (forked: 1 in a process that already runs onnxruntime threads)")
     args = ap.parse_args()
     if args.reads and args.reads.is_file():
         reads = pickle.loads(args.reads.read_bytes())
@@ -118,7 +120,8 @@ def main() -> None:
         if not any(folder.glob("*.json")):  # before onnxruntime starts: the pool forks
             generate(GenerateConfig(scene="shaker", count=args.count, seed=args.seed,
                                     width=args.width, height=args.height, out=folder,
-                                    lamps=args.elevation, polarised=args.polarised),
+                                    lamps=args.elevation, polarised=args.polarised,
+                                    workers=args.workers),
                      progress=False)
         reads = read_all(folder)
         if args.reads:
