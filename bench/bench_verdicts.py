@@ -2,12 +2,16 @@
 the committed model, called by `vision.verdict`, printed as truth against verdict per game.
 
     python bench/bench_verdicts.py [--count 1000] [--seed 9100] [--data DIR] [--profile P]
-        [--views V] [--first-views F] [--zoom PX] [--width 1920 --height 1440]
+        [--views V] [--first-views F] [--zoom PX] [--width 1920 --height 1440] [--lamps 45]
 
 `--width/--height` render the same throws at another size (default 640x480). The edge reads
 1920x1080 (`edge/config.py`); the scene effects (blur, noise, JPEG) are drawn in the
 rendered pixels, so a larger render is also a cleaner picture of each die, and the reader's
 flags read it differently (docs/verdicts.md, session 26): run the suite at both.
+
+`--lamps 45` renders the shaker scenes also under the lamps a Props & Hops camera can switch
+and reads that game with them (docs/verdicts.md, rule 65): the same throws and frames, so
+the suite with and without lamps differs only in what the lamps read.
 
 `--profile` applies a `dicecall calibrate model` profile (temperature and verdict thresholds),
 as a calibrated table runs; fit it on scenes of other seeds than the suite's.
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import tempfile
 from pathlib import Path
 
@@ -113,6 +118,8 @@ def run_scene_type(readers: GameReaders, scene: str, folder: Path, vcfg=None,
         frame = load_image(path.parent / rec.image)
         view = record_view(rec) if calibrated else None
         dice = readers.of(rec).read(frame, view, rec.expected_dice)
+        if rec.lamps is not None:  # a Props & Hops table with lamps (`--lamps`)
+            dice = with_lamps(dice, path.parent, rec)
         v = verdict(dice, profile(rec.game, rec.expected_dice), zones_of(rec, scene), vcfg,
                     (frame.shape[1], frame.shape[0]))
         table[(category, v.status)] += 1
@@ -122,6 +129,16 @@ def run_scene_type(readers: GameReaders, scene: str, folder: Path, vcfg=None,
         if v.status == VALID and (category in UNSAFE or sorted(v.faces) != faces):
             wrong_valid += category not in UNSAFE
     return {"table": table, "rolls": rolls, "wrong_face_valid": wrong_valid, "why": why}
+
+
+def with_lamps(dice, folder: Path, rec):
+    """`dice` with the lamps' reading of each die from the scene's lamp frames, as a
+    Props & Hops table with lamps reads (`vision.lamps`; docs/verdicts.md, rule 65)."""
+    from dicecall.vision.lamps import LampRig, lamp_tilt
+
+    frames = [load_image(folder / f) for f in rec.lamps["frames"]]
+    rig = LampRig.model_validate(rec.lamps["rig"])
+    return dataclasses.replace(dice, lamp_tilt=lamp_tilt(frames, dice.boxes, rig))
 
 
 def with_models(cfg: ReaderConfig, folder: Path | None) -> ReaderConfig:
@@ -183,6 +200,10 @@ def main() -> None:
                              "ReaderConfig.closer_keeps_stacked)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
+    parser.add_argument("--lamps", type=float, default=0.0,
+                        help="render the shaker scenes also under three lamps at this "
+                             "elevation, polarised, and read Props & Hops with them (rule 65; "
+                             "0: no lamps, the default)")
     args = parser.parse_args()
     from dicecall.datasets.generate import GenerateConfig, generate
 
@@ -190,9 +211,11 @@ def main() -> None:
     for k, scene in enumerate(SCENES):  # before any onnxruntime thread exists: the pool forks
         folder = root / scene
         if not any(folder.glob("*.json")):
+            lamps = {"lamps": args.lamps, "polarised": True} \
+                if scene == "shaker" and args.lamps else {}
             generate(GenerateConfig(scene=scene, count=args.count, seed=args.seed + k,
-                                    width=args.width, height=args.height, out=folder),
-                     progress=False)
+                                    width=args.width, height=args.height, out=folder,
+                                    **lamps), progress=False)
     rcfg = vcfg = None
     if args.profile:
         from dicecall.calibration.profile import load_profile
