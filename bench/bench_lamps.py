@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import argparse
 import collections
-import dataclasses
 import pickle
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from bench_verdicts import UNSAFE, GameReaders, print_targets, truth, zones_of
+from bench_verdicts import UNSAFE, GameReaders, print_targets, truth, with_lamps, zones_of
 
 from dicecall.vision.images import load_image
-from dicecall.vision.lamps import LampRig, lamp_tilt
 from dicecall.vision.preprocess import record_view
 from dicecall.vision.profiles import profile
 from dicecall.vision.verdict import VALID, VerdictConfig, verdict
@@ -42,9 +40,7 @@ def read_all(folder: Path) -> list[dict]:
             raise SystemExit(f"{path}: no lamp frames; generate with --lamps")
         frame = load_image(path.parent / rec.image)
         dice = readers.of(rec).read(frame, record_view(rec), rec.expected_dice)
-        lit = [load_image(path.parent / f) for f in rec.lamps["frames"]]
-        rig = LampRig.model_validate(rec.lamps["rig"])
-        dice = dataclasses.replace(dice, lamp_tilt=lamp_tilt(lit, dice.boxes, rig))
+        dice = with_lamps(dice, path.parent, rec)
         reads.append({"rec": rec, "dice": dice, "size": (frame.shape[1], frame.shape[0])})
     return reads
 

@@ -77,14 +77,14 @@ class LampRig(BaseModel):
         return dirs
 
 
-def face_light(frames: Sequence[np.ndarray], boxes: np.ndarray,
-               share: float = FACE_SHARE) -> tuple[np.ndarray, np.ndarray]:
-    """Each die's top-face brightness in each frame.
+def face_light(frames: Sequence[np.ndarray], boxes: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Each die's top-face brightness in each frame: a square of `FACE_SHARE` x the box's
+    shorter side about its centre.
 
     Args:
         frames: K BGR uint8 frames (H, W, 3) of one still scene.
         boxes: (N, 4) x0, y0, x1, y1 in pixels of the frames.
-        share: side of the square read, x the box's shorter side, about the box's centre.
 
     Returns:
         (N, K) float: the median over the square of B + G + R (the median is the body's,
@@ -98,7 +98,7 @@ def face_light(frames: Sequence[np.ndarray], boxes: np.ndarray,
         return out, clipped
     h, w = frames[0].shape[:2]
     for i, (x0, y0, x1, y1) in enumerate(np.asarray(boxes, np.float64).tolist()):
-        half = min(x1 - x0, y1 - y0) * share / 2
+        half = min(x1 - x0, y1 - y0) * FACE_SHARE / 2
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         a, b = max(math.floor(cx - half), 0), max(math.floor(cy - half), 0)
         c, d = min(math.ceil(cx + half), w), min(math.ceil(cy + half), h)
