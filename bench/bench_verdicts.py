@@ -198,6 +198,13 @@ def main() -> None:
                         help="1: dice that replace a kept die in the closer look keep at "
                              "least its stacked flag (default: the runtime's; "
                              "ReaderConfig.closer_keeps_stacked)")
+    parser.add_argument("--faint-det", type=float, default=None,
+                        help="still short of the count, look at the detector's peaks down "
+                             "to this score, 0 = never (default: the runtime's; "
+                             "ReaderConfig.faint_det, rule 66)")
+    parser.add_argument("--faint-die", type=float, default=None,
+                        help="die-or-not probability a faint-look die needs (default: the "
+                             "runtime's; ReaderConfig.faint_die)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     parser.add_argument("--lamps", type=float, default=0.0,
@@ -229,6 +236,7 @@ def main() -> None:
              "margin_crop_scale": args.margin_scale,
              "thrown_temperature": args.thrown_temperature,
              "short_look_again": args.short_look_again,
+             "faint_det": args.faint_det, "faint_die": args.faint_die,
              "closer_keeps_stacked": (None if args.closer_keeps_stacked is None
                                       else bool(args.closer_keeps_stacked))}
     asked = {k: v for k, v in asked.items() if v is not None}

@@ -133,6 +133,12 @@ def main() -> None:
                     help="look at the frame shrunk this many times when still short of the "
                          "count (ReaderConfig.wide_look, 0 off, as every game reads: "
                          "`for_game`; rules 42 and 55, models/reader.md)")
+    ap.add_argument("--faint-det", type=_floats, default=[ReaderConfig().faint_det],
+                    help="still short of the count, look at the detector's peaks down to "
+                         "this score, 0 = never (ReaderConfig.faint_det, rule 66)")
+    ap.add_argument("--faint-die", type=_floats, default=[ReaderConfig().faint_die],
+                    help="die-or-not probability a faint-look die needs "
+                         "(ReaderConfig.faint_die)")
     ap.add_argument("--sure-margin", type=float, default=ReaderConfig().sure_margin,
                     help="a die whose first view reads an up margin under this is read in "
                          "every view (the cascade's margin doubt)")
@@ -193,9 +199,11 @@ def main() -> None:
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10} {'sure':>5} "
           f"{'fvoid':>5} {'unsafe no roll':>14} {'false no roll':>13} {'agree':>5} {'vfm':>5} "
           f"{'alone':>5} {'inside':>6} {'one':>5}")
-    for det, die, views, zoom, wide, face, mscale, pip, rel, reading in itertools.product(
-            args.det, args.die, args.views, args.zoom, args.tilt_scale, args.face_scale,
-            args.margin_scale, args.pip_radius, args.pip_relative, args.pip_reading):
+    for det, die, views, zoom, wide, face, mscale, pip, rel, reading, fdet, fdie in \
+            itertools.product(args.det, args.die, args.views, args.zoom, args.tilt_scale,
+                              args.face_scale, args.margin_scale, args.pip_radius,
+                              args.pip_relative, args.pip_reading, args.faint_det,
+                              args.faint_die):
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
                                        zoom_below=zoom, tilt_crop_scale=wide,
                                        face_crop_scale=face, margin_crop_scale=mscale,
@@ -212,6 +220,7 @@ def main() -> None:
                                        short_look_again=args.short_look_again,
                                        closer_keeps_stacked=bool(args.closer_keeps_stacked),
                                        wide_look=args.wide_look,
+                                       faint_det=fdet, faint_die=fdie,
                                        thrown_temperature=args.thrown_temperature),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
@@ -243,6 +252,8 @@ def main() -> None:
             key += (("closer_keeps_stacked", True),)
         if cfg.wide_look > 1.0:  # reads kept before session 46 had no wide look
             key += (("wide_look", cfg.wide_look, cfg.wide_die, cfg.wide_apart),)
+        if cfg.faint_det:  # reads kept before session 62 had no faint look
+            key += (("faint", cfg.faint_det, cfg.faint_die),)
         if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's
             key += (("scenes", tuple(args.scenes)),)
         if key not in saved:
@@ -267,7 +278,8 @@ def main() -> None:
               args.small_one,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
               f"{pip:>4}" + (f" rel {rel}" if rel else "")
-              + (f" {reading}" if reading != "peaks" else ""))
+              + (f" {reading}" if reading != "peaks" else "")
+              + (f" faint {fdet}/{fdie}" if fdet else ""))
 
 
 def _doubt(cfg: ReaderConfig) -> tuple:

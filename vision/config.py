@@ -208,6 +208,19 @@ class ReaderConfig(BaseModel):
                                           "more than this of the smaller box with a kept die")
     wide_die: float = Field(0.99, ge=0.0, lt=1.0,
                             description="die-or-not probability a wide-look die needs")
+    # A look at the detector's fainter peaks, when a table's frame is still short of its
+    # count after every other look (`DiceReader.fainter`; docs/verdicts.md, session 62,
+    # rule 66): a die the detector scored under `det_threshold` (a black die showing a 1 on a
+    # dark cloth, one leaning on the chips, one of a touching cluster) makes a good roll
+    # `die_missing`, a no roll. On the spent FRESH94 suite the die-or-not head read such
+    # places 0.57-1.00 and every place holding no die 0.08 or less. Only where the frame is
+    # short, only up to the count, and only where the head is sure (`faint_die`).
+    faint_det: float = Field(0.0, ge=0.0, lt=1.0,
+                             description="still short of the count after the other looks, "
+                                         "look at the detector's peaks down to this score "
+                                         "(0: never)")
+    faint_die: float = Field(0.9, ge=0.0, lt=1.0,
+                             description="die-or-not probability a faint-look die needs")
     zoom_keep_apart: float = Field(0.75, ge=0.0, le=5.0,
                                    description="a first-look die stays when no second-look die "
                                                "is nearer than this x its side")

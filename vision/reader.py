@@ -191,6 +191,13 @@ def _keep_stacked(added: Dice, replaced: Dice, keep_apart: float) -> Dice:
     return replace(added, stacked=np.maximum(added.stacked, inherited).astype(np.float32))
 
 
+def _inside(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(P, B): point p lies in box b."""
+    x, y = points[:, None, 0], points[:, None, 1]
+    return (x >= boxes[None, :, 0]) & (x <= boxes[None, :, 2]) & \
+        (y >= boxes[None, :, 1]) & (y <= boxes[None, :, 3])
+
+
 class DiceReader:
     """Reads every die in a BGR frame."""
 
@@ -214,21 +221,21 @@ class DiceReader:
             self.read(np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8))
             read_batch(self.reader, crop, self.config)
 
-    def detect(self, frame: np.ndarray):
+    def detect(self, frame: np.ndarray, threshold: float | None = None):
         """Stage 1: centres, boxes and scores in frame pixels.
 
         The detector looks at the whole letterboxed frame; when the dice it finds are small
         there, it looks again at each cluster of them (at most `zoom_clusters`) cut from the
         full-resolution frame and enlarged (`zoom.py`), where touching dice no longer share
-        a peak.
+        a peak. `threshold`: the lowest peak kept (None: `det_threshold`).
         """
         cfg = self.config
-        found, scale = self._look(frame)
+        found, scale = self._look(frame, threshold=threshold)
         wins = zoom_windows(found[1], found[2], frame.shape, cfg.det_size, scale,
                             cfg.zoom_below, cfg.zoom_to, cfg.zoom_margin, cfg.zoom_min_gain,
                             cfg.zoom_clusters, cfg.zoom_gap)
         for x0, y0, x1, y1 in wins:
-            (c, b, s), _ = self._look(frame[y0:y1, x0:x1])
+            (c, b, s), _ = self._look(frame[y0:y1, x0:x1], threshold=threshold)
             shift = np.array([x0, y0], np.float32)
             found = merge_looks(found, (c + shift, b + np.tile(shift, 2), s),
                                 cfg.zoom_keep_apart, cfg.max_dice, cfg.zoom_prefer_first)
@@ -252,13 +259,14 @@ class DiceReader:
         scale = cfg.det_size / max(frame.shape[:2])
         return merge_tiles(found, tiled, scale, cfg.tile_split, cfg.near_peaks, cfg.max_dice)
 
-    def _look(self, image: np.ndarray, shrink: float = 1.0):
+    def _look(self, image: np.ndarray, shrink: float = 1.0, threshold: float | None = None):
         # `image` may be a window of the frame, a view: the letterbox's resize reads it in
         # place, the same pixels as a copy (up to 6 MB at 1920x1080) and 0.1-0.6 ms sooner.
         cfg = self.config
         x, scale = letterbox(image, cfg.det_size, shrink)
         heat, wh, off = self.detector.run(["heatmap", "wh", "offset"], {"image": x})
-        return decode_centres(heat, wh, off, STRIDE, scale, cfg.det_threshold, cfg.max_dice,
+        line = cfg.det_threshold if threshold is None else threshold
+        return decode_centres(heat, wh, off, STRIDE, scale, line, cfg.max_dice,
                               cfg.near_peaks, (image.shape[1], image.shape[0])), scale
 
     def read(self, frame: np.ndarray, view: FloorView | None = None,
@@ -291,7 +299,7 @@ class DiceReader:
         if (len(dice) < expected if expected is not None
                 else self.config.wide_on_drops and len(dice) < len(found[0])):
             dice = self.wider(frame, dice, view)
-        return dice
+        return self.fainter(frame, dice, view, expected)
 
     def recount(self, frame: np.ndarray, dice: Dice, expected: int,
                 view: FloorView | None = None) -> Dice:
@@ -302,7 +310,7 @@ class DiceReader:
             dice = self.closer(frame, dice, view, expected)
         if len(dice) < expected:
             dice = self.wider(frame, dice, view)
-        return dice
+        return self.fainter(frame, dice, view, expected)
 
     def _tiled(self, frame: np.ndarray, found: tuple, dice: Dice, view: FloorView | None
                ) -> Dice | None:
@@ -419,6 +427,47 @@ class DiceReader:
         added = self._read_crops(frame, c, b, cfg.crop_scale * sides[k:], s, cascade=True,
                                  view=view, geom=geom[k:], die_line=cfg.wide_die)
         return Dice.concat([dice, added]) if len(added) else dice
+
+    def fainter(self, frame: np.ndarray, dice: Dice, view: FloorView | None = None,
+                expected: int | None = None) -> Dice:
+        """`dice` with the dice of the detector's fainter peaks, for a frame still short of
+        its count (off, no count or not short: `dice` as given).
+
+        The detector looks again, keeping peaks down to `faint_det`; a peak inside a kept
+        die's box is that die. The others
+        are read beside every die kept and pass only where the die-or-not head is sure
+        (`faint_die`): low scores are mostly the chips, the rail and the cloth's texture,
+        which the head reads as no die (docs/verdicts.md, rule 66). At most the dice the
+        frame is short of are added, the detector's strongest first: the look fills a
+        count, it never makes a roll hold more dice than the game expects.
+        """
+        cfg = self.config
+        if not cfg.faint_det or expected is None or len(dice) >= expected:
+            return dice
+        view = (view or self.view) if self.uses_view else None
+        c, b, s = self.detect(frame, cfg.faint_det)
+        if len(c) and len(dice):
+            # a peak inside a kept die's box is that die; touching dice's boxes overlap,
+            # their centres do not fall in each other's box
+            free = ~_inside(c, dice.boxes).any(1)
+            c, b, s = c[free], b[free], s[free]
+        if len(c) == 0:
+            return dice
+        every = np.concatenate([dice.boxes, b])
+        sides = np.maximum(every[:, 2] - every[:, 0], every[:, 3] - every[:, 1])
+        geom = die_geometry(np.concatenate([dice.centers, c]), sides, frame.shape, view)
+        k = len(dice)
+        added = self._read_crops(frame, c, b, cfg.crop_scale * sides[k:], s, cascade=True,
+                                 view=view, geom=geom[k:], die_line=cfg.faint_die)
+        if len(added) == 0:
+            return dice
+        # two peaks of one die: the stronger stands for it
+        order = np.argsort(-added.det_score, kind="stable")
+        keep: list[int] = []
+        for i in order:
+            if not keep or not _inside(added.centers[[i]], added.boxes[keep]).any():
+                keep.append(int(i))
+        return Dice.concat([dice, added[np.array(keep[:expected - k])]])
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
         centers, boxes, scores = found

@@ -106,6 +106,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
                    _at_frame_edge(dice.boxes[play], frame), dice.face[play])
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     _boxed_inside(dice, profile, play, cfg, reasons)
+    _faint(dice, profile, play, cfg, reasons)
     order = _stable_order(dice, play)
     section = call_stands.section_of(profile)
     if cfg.call_stands_floor > 0 and section is not None:
@@ -296,6 +297,15 @@ def _zone_edge(dice: Dice, profile: GameProfile, zones: Zones, play: np.ndarray,
     for i in play[near]:
         reasons.append(Reason("on_zone_edge", REVIEW, profile.sections["dispute"], (int(i),),
                               "centre on the edge of the play zone: in or out cannot be told"))
+
+
+def _faint(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:
+    """Review for a die in play the detector scored under `faint_score`: a die of the
+    reader's faint look, which only fills a count the frame was short of (rule 66)."""
+    for i in play[dice.det_score[play] < cfg.faint_score]:
+        reasons.append(Reason("die_faint", REVIEW, profile.sections["dispute"], (int(i),),
+                              f"the detector scored it {dice.det_score[i]:.2f}: found only "
+                              "by the faint look, a die the camera barely sees"))
 
 
 def _boxed_inside(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:

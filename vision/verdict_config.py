@@ -263,6 +263,18 @@ class VerdictConfig(BaseModel):
         description="a die in play whose box shares at least this fraction of the smaller "
                     "box's area with another die's box goes to review (0: off)")
 
+    # A die the detector scored under its own line (`ReaderConfig.det_threshold`, 0.2) is a
+    # die only the faint look keeps (`ReaderConfig.faint_det`, rule 66): it fills a count a
+    # die the camera barely saw would leave short. On the spent FRESH94-HD such dice were
+    # mostly partly hidden: the die beneath a die on a die (which let the stacked flag go
+    # for want of a missing die, `stacked_flag_alone`), a die on its edge read flat (a void
+    # called valid). Filling the count turns the camera's no roll for a die it did not see
+    # into a person's call, never into a settlement on that die. Keep it at the reader's line.
+    faint_score: float = Field(
+        0.2, ge=0.0, le=1.0,
+        description="a die in play the detector scored under this (the reader's "
+                    "det_threshold: a die of the faint look) goes to review (0: off)")
+
     # Props & Hops with lamps the camera switches (`vision.lamps`, session 61): the top face's
     # own angle, read with no model, is a second reading of the tilt. A die the lamps read
     # under this many degrees is flat where the head's flag stayed under `no_roll_sure_tilt`
