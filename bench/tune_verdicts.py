@@ -97,6 +97,9 @@ def main() -> None:
                     default=[VerdictConfig().void_faces_review],
                     help="1: a void read from the two best faces alone is held for review; "
                          "0: a no roll (rule 44, docs/verdicts.md); e.g. 0,1")
+    ap.add_argument("--verdict", action="append", default=[], metavar="FIELD=V[,V...]",
+                    help="any other VerdictConfig line and the values to sweep, e.g. "
+                         "edge_counts=0,1 (repeatable; printed at the row's end)")
     ap.add_argument("--game", choices=("craps", "props-and-hops", "high-roll"), default=None,
                     help="tally only this game's rolls (High Roll: both of its variants)")
     ap.add_argument("--det", type=_floats, default=[ReaderConfig().det_threshold])
@@ -190,6 +193,10 @@ def main() -> None:
     unknown = sorted(set(args.scenes) - set(SCENES))
     if unknown:
         ap.error(f"--scenes: {', '.join(unknown)} is not one of {', '.join(SCENES)}")
+    try:
+        others = dict(_other_lines(t) for t in args.verdict)
+    except ValueError as e:
+        ap.error(f"--verdict: {e}")
     saved = _load(args.reads)
     print(f"{'det':>5} {'die':>5} {'views':>5} {'zoom':>5} {'wide':>5} {'face':>5} {'marg':>5} "
           f"{'pips':>4} "
@@ -275,7 +282,7 @@ def main() -> None:
               args.tilted_edge_deg, args.tilted_edge_tilt, args.shallow_reach,
               args.steep_line, args.call_stands, args.no_roll_sure, args.void_faces_review,
               args.agreeing, args.void_faces_margin, args.agreeing_alone, args.inside,
-              args.small_one,
+              args.small_one, others,
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
               f"{pip:>4}" + (f" rel {rel}" if rel else "")
               + (f" {reading}" if reading != "peaks" else "")
@@ -327,12 +334,14 @@ def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list
           shallows: list[float], steeps: list[float], stands: list[float],
           sures: list[float], face_voids: list[bool], agreeings: list[float],
           void_margins: list[float], alones: list[bool], insides: list[float],
-          ones: list[float], prefix: str) -> None:
+          ones: list[float], others: dict[str, list], prefix: str) -> None:
+    names = list(others)
     for (tilt, stacked, ph, support, void, edge, reach, conf, tedge, shallow, steep, stand,
-         sure, face_void, agree, vmargin, alone, inside, one) in itertools.product(
+         sure, face_void, agree, vmargin, alone, inside, one, *rest) in itertools.product(
             tilts, stackeds, ph_tilts, supports, voids, edges, reaches, confs, tilted_edges,
             shallows, steeps, stands, sures, face_voids, agreeings, void_margins, alones,
-            insides, ones):
+            insides, ones, *others.values()):
+        extra = dict(zip(names, rest))
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
                             no_roll_tilt_threshold=ph, support_reach=support,
                             void_margin_deg=void, edge_review_deg=edge, stack_reach=reach,
@@ -342,7 +351,7 @@ def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list
                             no_roll_sure_tilt=sure, void_faces_review=face_void,
                             agreeing_confidence=agree, void_faces_margin=vmargin,
                             agreeing_alone=alone, inside_line=inside,
-                            small_one_line=one)
+                            small_one_line=one, **extra)
         n = tally(reads, cfg)
         print(f"{prefix} {tilt:>5} {stacked:>7} {ph:>7} {support:>7} {void:>5} {edge:>5} "
               f"{reach:>5} {conf:>5} {tedge:>5} {shallow:>5} {steep:>5} {stand:>5} "
@@ -350,7 +359,22 @@ def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list
               f"{n['unsafe']:>5} {100 * n['passed'] / max(n['good'], 1):>18.2f}% {n['good']:>5} "
               f"{n['wrong']:>10} {sure:>5} {int(face_void):>5} {n['unsafe_no_roll']:>14} "
               f"{n['false_no_roll']:>13} {agree:>5} {vmargin:>5} {int(alone):>5} "
-              f"{inside:>6} {one:>5}")
+              f"{inside:>6} {one:>5}" + "".join(f" {k}={v}" for k, v in extra.items()))
+
+
+def _other_lines(text: str) -> tuple[str, list]:
+    """`FIELD=V[,V...]` of `--verdict`: a VerdictConfig field and its values, each checked
+    by the config itself (strict: a bool field takes 0 or 1, a misspelt field is refused)."""
+    name, _, values = text.partition("=")
+    if name not in VerdictConfig.model_fields or not values:
+        raise ValueError(f"{text!r} is not FIELD=V[,V...] of a VerdictConfig field")
+    kind = VerdictConfig.model_fields[name].annotation
+    parse = {bool: lambda v: {"0": False, "1": True}[v], int: int}.get(kind, float)
+    try:
+        vals = [getattr(VerdictConfig(**{name: parse(v)}), name) for v in values.split(",")]
+    except (KeyError, ValueError) as e:  # pydantic's ValidationError is a ValueError
+        raise ValueError(f"{text!r}: {e}") from None
+    return name, vals
 
 
 if __name__ == "__main__":

@@ -65,6 +65,20 @@ class RollVerdict:
                 "pip_faces": list(self.pip_faces), "dice": self.dice.to_json()}
 
 
+def _past_the_edge(dice: Dice, zones: Zones, profile: GameProfile, own: np.ndarray,
+                   cfg: VerdictConfig) -> np.ndarray:
+    """(N,) bool: with `edge_counts`, dice whose centre lies outside the play zone within
+    `zone_edge_line` x their box side `own` of its edge (not in the held area while dice
+    are held): in or out cannot be told, so they count in play and `_zone_edge` holds them."""
+    if not cfg.edge_counts or cfg.zone_edge_line <= 0 or not len(dice):
+        return np.zeros(len(dice), bool)
+    d = edge_distance(dice.centers, zones.play)
+    out = (d < 0) & (-d < cfg.zone_edge_line * own)
+    if profile.extra_roll and zones.held:
+        out &= ~inside(dice.centers, zones.held)
+    return out
+
+
 def _stable_order(dice: Dice, idx: np.ndarray) -> np.ndarray:
     """Left to right, then top to bottom, in bands of one die height so near ties are stable."""
     if len(idx) == 0:
@@ -93,9 +107,10 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     # The holding boxes lie on the throw box layout (675a.4(e)): on a first throw a die that
     # stops on one is in the box like any other; only on the Extra Roll does it hold a die
     # that was not thrown.
-    play = np.flatnonzero(thrown(dice, zones, holding=profile.extra_roll))
-    _count_reasons(profile, len(play), reasons)
     own = _box_sides(dice.boxes)
+    play = np.flatnonzero(thrown(dice, zones, holding=profile.extra_roll)
+                          | _past_the_edge(dice, zones, profile, own, cfg))
+    _count_reasons(profile, len(play), reasons)
     side, nearest = _neighbours(dice, own)
     apart, wall = _support_gaps(dice, profile, zones, play, side, nearest)
     free = (apart > cfg.support_reach) & (wall > cfg.support_reach)

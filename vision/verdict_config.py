@@ -203,6 +203,18 @@ class VerdictConfig(BaseModel):
         description="a die in play whose centre lies within this x its box side of the play "
                     "zone's edge goes to review: in or out cannot be told there (0: off)")
 
+    # The same band outside the outline: a die in the shaker against its wall, or on the
+    # layout against the rail or the chips, can show its centre just past the outline (the
+    # box takes in the die's sides, seen from off its axis). Left out of play it leaves
+    # the roll a die short, and `die_missing` calls off a roll the camera saw whole: 3 of the
+    # 49 good rolls called off on the spent FRESH94 at 640x480, 4 of 45 at 1920x1440, their
+    # dice 0.02-0.10 of their side past the edge (docs/verdicts.md, session 62, rule 67).
+    # On, such a die counts in play and `on_zone_edge` holds the roll for a person.
+    edge_counts: bool = Field(
+        False, description="a die whose centre lies outside the play zone within "
+                           "zone_edge_line x its box side of its edge counts in play, held "
+                           "for review (on_zone_edge) instead of leaving the roll short")
+
     # High Roll settles each throw on one call (675a.4(d),(f),(h)); a die held only for a
     # doubtful face that cannot change that call need not hold the roll (`call_stands.py`).
     # Off: rule 34 passed its judge (FRESH72), but on FRESH73 it let two stacked rolls
