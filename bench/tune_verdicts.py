@@ -341,7 +341,7 @@ def _grid(reads: list, tilts: list[float], stackeds: list[float], ph_tilts: list
             tilts, stackeds, ph_tilts, supports, voids, edges, reaches, confs, tilted_edges,
             shallows, steeps, stands, sures, face_voids, agreeings, void_margins, alones,
             insides, ones, *others.values()):
-        extra = dict(zip(names, rest))
+        extra = dict(zip(names, rest, strict=True))
         cfg = VerdictConfig(tilt_threshold=tilt, stacked_threshold=stacked,
                             no_roll_tilt_threshold=ph, support_reach=support,
                             void_margin_deg=void, edge_review_deg=edge, stack_reach=reach,
