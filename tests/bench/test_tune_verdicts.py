@@ -97,3 +97,31 @@ def test_scenes_reads_only_the_named_folders(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit):
         tv.main()
     assert "dice is not one of" in capsys.readouterr().err
+
+
+def test_any_verdict_line_sweeps_and_a_wrong_one_is_refused(tmp_path, monkeypatch, capsys):
+    """`--verdict FIELD=V,..` (rule 67's judge) adds a row per value, named at the row's end,
+    from the same reads; a field the config lacks or a value it refuses stops the run
+    before any scene is read."""
+    data = tmp_path / "suite"
+    monkeypatch.setattr(sys, "argv", ["bench_verdicts.py", "--count", "1", "--seed", "9100",
+                                      "--width", "320", "--height", "240", "--data", str(data)])
+    bv.main()
+    capsys.readouterr()
+    reads = tmp_path / "reads.pkl"
+    monkeypatch.setattr(sys, "argv", ["tune_verdicts.py", "--data", str(data), "--tilt",
+                                      "0.05", "--stacked", "0.7", "--reads", str(reads),
+                                      "--verdict", "edge_counts=0,1",
+                                      "--verdict", "zone_edge_line=0.1"])
+    tv.main()
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert [line.split()[-2:] for line in lines] == [
+        ["edge_counts=False", "zone_edge_line=0.1"], ["edge_counts=True", "zone_edge_line=0.1"]]
+    assert len(pickle.loads(reads.read_bytes())) == 1  # one read serves every row
+    for bad, why in (("edge_count=1", "not FIELD=V"), ("edge_counts=2", "edge_counts=2"),
+                     ("zone_edge_line=3", "zone_edge_line=3"), ("zone_edge_line", "not")):
+        monkeypatch.setattr(sys, "argv", ["tune_verdicts.py", "--data", str(tmp_path / "none"),
+                                          "--verdict", bad])
+        with pytest.raises(SystemExit):
+            tv.main()
+        assert why in capsys.readouterr().err
