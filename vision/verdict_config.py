@@ -209,9 +209,11 @@ class VerdictConfig(BaseModel):
     # the roll a die short, and `die_missing` calls off a roll the camera saw whole: 3 of the
     # 49 good rolls called off on the spent FRESH94 at 640x480, 4 of 45 at 1920x1440, their
     # dice 0.02-0.10 of their side past the edge (docs/verdicts.md, session 62, rule 67).
-    # On, such a die counts in play and `on_zone_edge` holds the roll for a person.
+    # On, such a die counts in play and `on_zone_edge` holds the roll for a person. On since
+    # rule 67 met its judge (FRESH96: good rolls called off 40 -> 36 at 640x480 and 41 -> 37
+    # at 1920x1440, none valid fewer, no unsafe roll or wrong face more).
     edge_counts: bool = Field(
-        False, description="a die whose centre lies outside the play zone within "
+        True, description="a die whose centre lies outside the play zone within "
                            "zone_edge_line x its box side of its edge counts in play, held "
                            "for review (on_zone_edge) instead of leaving the roll short")
 

@@ -210,12 +210,13 @@ def test_zone_edge_boundary(x, status):
 @pytest.mark.parametrize(("x", "status"), [
     (397.5, VALID), (398.0, VALID),      # 2.5 and 2.0 px from the edge: 0.1 x 20 px is 2
     (398.5, REVIEW), (400.0, REVIEW),    # inside, within the band
-    (400.5, NO_ROLL),                    # out: a die short (623a.8(b))
+    (401.5, REVIEW),                     # outside, within it: counts, held (rule 67)
+    (402.0, NO_ROLL),                    # out: a die short (623a.8(b))
 ])
 def test_a_die_on_the_zone_edge_goes_to_review(x, status):
     """Rule 10 (session 20): a die on the table just outside the shaker can show its centre
     just inside the outline (FRESH35 shaker_0000894); within `zone_edge_line` of its side of
-    the edge the camera cannot tell in from out."""
+    the edge the camera cannot tell in from out, either side of it (rule 67, session 62)."""
     for game in (CRAPS, PROPS):
         v = verdict(dice(TWO[0], (x, 150, 2)), profile(game), ZONES)
         assert v.status == status

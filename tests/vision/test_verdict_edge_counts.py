@@ -33,10 +33,12 @@ def test_a_die_just_past_the_edge_counts_and_is_held(game, x, status):
         assert codes["die_missing"][0] == profile(game).sections["missing"]
 
 
-def test_off_a_die_just_past_the_edge_leaves_the_roll_short():
-    for cfg in (None, VerdictConfig(edge_counts=False)):
-        v = verdict(dice(TWO[0], (400.5, 150, 2)), profile(CRAPS), ZONES, cfg)
-        assert v.status == NO_ROLL and v.reasons[0].code == "die_missing"
+def test_off_a_die_just_past_the_edge_leaves_the_roll_short_and_it_is_on_by_default():
+    off = verdict(dice(TWO[0], (400.5, 150, 2)), profile(CRAPS), ZONES,
+                  VerdictConfig(edge_counts=False))
+    assert off.status == NO_ROLL and off.reasons[0].code == "die_missing"
+    assert VerdictConfig().edge_counts
+    assert verdict(dice(TWO[0], (400.5, 150, 2)), profile(CRAPS), ZONES).status == REVIEW
 
 
 def test_the_band_is_the_zone_edge_line_x_the_die_side():
