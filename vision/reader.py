@@ -419,14 +419,21 @@ class DiceReader:
             c, b, s = c[free], b[free], s[free]
         if len(c) == 0:
             return dice
+        added = self._read_beside(frame, dice, (c, b, s), view, cfg.wide_die)
+        return Dice.concat([dice, added]) if len(added) else dice
+
+    def _read_beside(self, frame: np.ndarray, dice: Dice, found: tuple,
+                     view: FloorView | None, die_line: float) -> Dice:
+        """The places `found` (centres, boxes, scores) read as dice, each beside all the
+        others, kept ones too, as `closer` reads them; those the die-or-not head passes at
+        `die_line`."""
+        c, b, s = found
         every = np.concatenate([dice.boxes, b])
         sides = np.maximum(every[:, 2] - every[:, 0], every[:, 3] - every[:, 1])
-        # each added die beside all the others, kept ones too, as `closer` reads them
         geom = die_geometry(np.concatenate([dice.centers, c]), sides, frame.shape, view)
         k = len(dice)
-        added = self._read_crops(frame, c, b, cfg.crop_scale * sides[k:], s, cascade=True,
-                                 view=view, geom=geom[k:], die_line=cfg.wide_die)
-        return Dice.concat([dice, added]) if len(added) else dice
+        return self._read_crops(frame, c, b, self.config.crop_scale * sides[k:], s,
+                                cascade=True, view=view, geom=geom[k:], die_line=die_line)
 
     def fainter(self, frame: np.ndarray, dice: Dice, view: FloorView | None = None,
                 expected: int | None = None) -> Dice:
@@ -434,8 +441,8 @@ class DiceReader:
         its count (off, no count or not short: `dice` as given).
 
         The detector looks again, keeping peaks down to `faint_det`; a peak inside a kept
-        die's box is that die. The others
-        are read beside every die kept and pass only where the die-or-not head is sure
+        die's box is that die. The others are read beside every die kept and pass only
+        where the die-or-not head is sure
         (`faint_die`): low scores are mostly the chips, the rail and the cloth's texture,
         which the head reads as no die (docs/verdicts.md, rule 66). At most the dice the
         frame is short of are added, the detector's strongest first: the look fills a
@@ -453,12 +460,7 @@ class DiceReader:
             c, b, s = c[free], b[free], s[free]
         if len(c) == 0:
             return dice
-        every = np.concatenate([dice.boxes, b])
-        sides = np.maximum(every[:, 2] - every[:, 0], every[:, 3] - every[:, 1])
-        geom = die_geometry(np.concatenate([dice.centers, c]), sides, frame.shape, view)
-        k = len(dice)
-        added = self._read_crops(frame, c, b, cfg.crop_scale * sides[k:], s, cascade=True,
-                                 view=view, geom=geom[k:], die_line=cfg.faint_die)
+        added = self._read_beside(frame, dice, (c, b, s), view, cfg.faint_die)
         if len(added) == 0:
             return dice
         # two peaks of one die: the stronger stands for it
@@ -467,7 +469,7 @@ class DiceReader:
         for i in order:
             if not keep or not _inside(added.centers[[i]], added.boxes[keep]).any():
                 keep.append(int(i))
-        return Dice.concat([dice, added[np.array(keep[:expected - k])]])
+        return Dice.concat([dice, added[np.array(keep[:expected - len(dice)])]])
 
     def _read_found(self, frame: np.ndarray, found: tuple, view: FloorView | None) -> Dice:
         centers, boxes, scores = found
