@@ -191,6 +191,9 @@ def _keep_stacked(added: Dice, replaced: Dice, keep_apart: float) -> Dice:
     return replace(added, stacked=np.maximum(added.stacked, inherited).astype(np.float32))
 
 
+FAINT_CHUNK = 10  # places a batch in the faint look: a High Roll roll, as the runtime reads
+
+
 def _inside(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """(P, B): point p lies in box b."""
     x, y = points[:, None, 0], points[:, None, 1]
@@ -423,17 +426,22 @@ class DiceReader:
         return Dice.concat([dice, added]) if len(added) else dice
 
     def _read_beside(self, frame: np.ndarray, dice: Dice, found: tuple,
-                     view: FloorView | None, die_line: float) -> Dice:
+                     view: FloorView | None, die_line: float, chunk: int = 0) -> Dice:
         """The places `found` (centres, boxes, scores) read as dice, each beside all the
         others, kept ones too, as `closer` reads them; those the die-or-not head passes at
-        `die_line`."""
+        `die_line`. `chunk` > 0 reads at most that many places a batch: the same readings,
+        and the reader's memory no larger than a batch that size needs."""
         c, b, s = found
         every = np.concatenate([dice.boxes, b])
         sides = np.maximum(every[:, 2] - every[:, 0], every[:, 3] - every[:, 1])
         geom = die_geometry(np.concatenate([dice.centers, c]), sides, frame.shape, view)
-        k = len(dice)
-        return self._read_crops(frame, c, b, self.config.crop_scale * sides[k:], s,
-                                cascade=True, view=view, geom=geom[k:], die_line=die_line)
+        k, step = len(dice), chunk or len(c)
+        return Dice.concat([
+            self._read_crops(frame, c[i:i + step], b[i:i + step],
+                             self.config.crop_scale * sides[k + i:k + i + step], s[i:i + step],
+                             cascade=True, view=view, geom=geom[k + i:k + i + step],
+                             die_line=die_line)
+            for i in range(0, len(c), step)])
 
     def fainter(self, frame: np.ndarray, dice: Dice, view: FloorView | None = None,
                 expected: int | None = None) -> Dice:
@@ -460,7 +468,10 @@ class DiceReader:
             c, b, s = c[free], b[free], s[free]
         if len(c) == 0:
             return dice
-        added = self._read_beside(frame, dice, (c, b, s), view, cfg.faint_die)
+        # the faint peaks of a frame with chips run to dozens (FRESH94 craps: up to 28);
+        # read at once they grew the edge's peak memory by 2-3 MB (bench/bench_edge.py)
+        added = self._read_beside(frame, dice, (c, b, s), view, cfg.faint_die,
+                                  chunk=FAINT_CHUNK)
         if len(added) == 0:
             return dice
         # two peaks of one die: the stronger stands for it

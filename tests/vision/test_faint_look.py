@@ -107,3 +107,20 @@ def test_a_point_is_inside_a_box_edges_included():
     np.testing.assert_array_equal(_inside(points, boxes),
                                   [[True, False], [True, False], [False, False],
                                    [False, True]])
+
+
+def test_reading_the_faint_places_a_few_at_a_time_reads_them_alike(reader):
+    """The faint look reads its places `FAINT_CHUNK` at a time to bound the reader's memory
+    on a frame of chips: every place reads as it does in one batch."""
+    frame, _, faces = labelled_scene(CHIPS)
+    kept = reader.read(frame, expected=len(faces))[np.arange(1)]
+    found = reader.detect(frame, FAINT)
+    free = ~_inside(found[0], kept.boxes).any(1)
+    found = tuple(a[free] for a in found)
+    assert len(found[0]) > 3  # the chips' faint peaks
+    whole = reader._read_beside(frame, kept, found, None, 0.0)
+    for chunk in (1, 3):
+        parts = reader._read_beside(frame, kept, found, None, 0.0, chunk=chunk)
+        np.testing.assert_array_equal(parts.boxes, whole.boxes)
+        np.testing.assert_allclose(parts.face_probs, whole.face_probs, atol=1e-5)
+        np.testing.assert_allclose(parts.tilt, whole.tilt, atol=1e-5)
