@@ -206,9 +206,9 @@ class VerdictConfig(BaseModel):
     # The same band outside the outline: a die in the shaker against its wall, or on the
     # layout against the rail or the chips, can show its centre just past the outline (the
     # box takes in the die's sides, seen from off its axis). Left out of play it leaves
-    # the roll a die short, and `die_missing` calls off a roll the camera saw whole: 3 of the
+    # the roll a die short, and `die_missing` calls off a roll the camera saw whole: 2 of the
     # 49 good rolls called off on the spent FRESH94 at 640x480, 4 of 45 at 1920x1440, their
-    # dice 0.02-0.10 of their side past the edge (docs/verdicts.md, session 62, rule 67).
+    # dice 0.02-0.08 of their side past the edge (docs/verdicts.md, session 62, rule 67).
     # On, such a die counts in play and `on_zone_edge` holds the roll for a person. On since
     # rule 67 met its judge (FRESH96: good rolls called off 40 -> 36 at 640x480 and 41 -> 37
     # at 1920x1440, none valid fewer, no unsafe roll or wrong face more).
