@@ -216,8 +216,9 @@ class ReaderConfig(BaseModel):
     # head read a missed die's place 0.57-1.00, and every place holding no die 0.08 or less.
     # Only where the frame is short, only up to the count, and only where the head is sure
     # (`faint_die`); the verdict holds a die scored under `det_threshold` for a person
-    # (`die_faint`). 0.05 since rule 66 met its judge (FRESH95: good rolls called off 45 -> 38 at 640x480 and
-    # 33 -> 30 at 1920x1440, none valid fewer, no unsafe roll or wrong face more).
+    # (`die_faint`). 0.05 since rule 66 met its judge (FRESH95: good rolls called off
+    # 45 -> 38 at 640x480 and 33 -> 30 at 1920x1440, none valid fewer, no unsafe roll or
+    # wrong face more).
     faint_det: float = Field(0.05, ge=0.0, lt=1.0,
                              description="still short of the count after the other looks, "
                                          "look at the detector's peaks down to this score "
