@@ -76,13 +76,14 @@ VOID_BY_MARGIN = [TWO[0], (200, 120, 5, {"tilt": 0.9, "margin": 4.0})]
 
 @pytest.mark.parametrize("game", [CRAPS, HIGH])
 def test_a_void_read_from_the_faces_alone_can_be_held_for_review(game):
-    """Rule 44 (off: not met on FRESH80): with `void_faces_review` a tilted die whose two
-    best faces read alike holds the roll for review (`void_doubt`, the dispute section); one
-    whose up margin says it is on an edge is a void as before (623a.9(b), 675a.4(c))."""
+    """Rule 44 (not met on FRESH80), judged again as rule 68 (met on FRESH97): with
+    `void_faces_review` a tilted die whose two best faces read alike holds the roll for
+    review (`void_doubt`, the dispute section); one whose up margin says it is on an edge is
+    a void as before (623a.9(b), 675a.4(c))."""
     rest = [] if game == CRAPS else [(40 * k + 20, 200, 2) for k in range(8)]
     on = VerdictConfig(void_faces_review=True)
     off = verdict(dice(*VOID_BY_FACES, *rest), profile(game), ZONES,
-                  VerdictConfig(void_faces_margin=0.0))
+                  VerdictConfig(void_faces_review=False, void_faces_margin=0.0))
     assert off.status == NO_ROLL and "cocked_void" in _codes(off)
     v = verdict(dice(*VOID_BY_FACES, *rest), profile(game), ZONES, on)
     assert v.status == REVIEW
@@ -91,9 +92,11 @@ def test_a_void_read_from_the_faces_alone_can_be_held_for_review(game):
     assert v.status == NO_ROLL and "cocked_void" in _codes(v)
 
 
-def test_the_void_switch_is_off_by_default_and_the_margin_line_on():
-    assert not VerdictConfig().void_faces_review
+def test_the_void_switch_and_the_margin_line_are_on_by_default():
+    assert VerdictConfig().void_faces_review  # rule 68, met on FRESH97
     assert VerdictConfig().void_faces_margin == 40.0  # rule 47, met on FRESH83
+    v = verdict(dice(*VOID_BY_FACES), profile(CRAPS), ZONES)
+    assert v.status == REVIEW and "void_doubt" in _codes(v)
 
 
 @pytest.mark.parametrize("game", [CRAPS, HIGH])
@@ -110,12 +113,12 @@ def test_a_face_only_void_the_margin_reads_off_any_edge_is_a_review(game, margin
     rest = [] if game == CRAPS else [(40 * k + 20, 200, 2) for k in range(8)]
     die = (200, 120, 5, {"tilt": 0.9, "p": 0.55, "second": 3, "margin": margin})
     v = verdict(dice(TWO[0], die, *rest), profile(game), ZONES,
-                VerdictConfig(void_faces_margin=40.0))
+                VerdictConfig(void_faces_review=False, void_faces_margin=40.0))
     assert v.status == status
     sec = profile(game).sections["dispute" if status == REVIEW else "void"]
     assert _codes(v)[code] == (status, sec)
     off = verdict(dice(TWO[0], die, *rest), profile(game), ZONES,
-                  VerdictConfig(void_faces_margin=0.0))
+                  VerdictConfig(void_faces_review=False, void_faces_margin=0.0))
     assert off.status == NO_ROLL and "cocked_void" in _codes(off)
 
 
