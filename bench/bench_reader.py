@@ -186,9 +186,12 @@ def _reader(models: Path, variant: str, threads: int, views: int, zoom: float | 
     reader.reader = _Counting(reader.reader)
     detect, reader.found = reader.detect, 0
 
-    def counted(frame):
-        out = detect(frame)
-        reader.found += len(out[0])
+    def counted(frame, threshold=None):
+        # The faint look (rule 66) runs the detector again at its lower line on a frame short
+        # of its count: its places are read, so their crops count, but they are not dice
+        # found at the detector's line, and most are found there too.
+        out = detect(frame, threshold)
+        reader.found += len(out[0]) if threshold is None else 0
         return out
 
     reader.detect = counted

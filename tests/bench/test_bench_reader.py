@@ -100,3 +100,24 @@ def test_the_latency_frames_at_the_camera_size_are_the_edge_s_frames(tmp_path):
         (_, rec), = load_folder(folder)
         assert (rec.width, rec.height) == want == (1920, 1080)
         assert rec.dice
+
+
+def test_the_counting_reader_reads_a_frame_short_of_its_count():
+    """`evaluate` reads each scene with its expected count, so a frame short of it takes the
+    faint look (rule 66), which calls the detector with its lower line: the bench's counting
+    wrapper must pass it on (it did not from session 62 until 63, and the table crashed)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from bench_reader import _reader, accuracy
+
+    from dicecall.vision.config import ReaderConfig
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    faint = Path(__file__).resolve().parents[1] / "data" / "faint"
+    reader = _reader(models, "fp32", threads=1, views=ReaderConfig().views)
+    calls = []
+    real = reader._look  # under the wrapper: every look, with its line
+    reader._look = lambda image, shrink=1.0, threshold=None: (
+        calls.append(threshold), real(image, shrink, threshold))[1]
+    row = accuracy(reader, [faint])
+    assert row["dice"] == 12 and ReaderConfig().faint_det in calls
+    assert row["views"] is not None and row["views"] >= 1.0
