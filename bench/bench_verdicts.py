@@ -38,6 +38,8 @@ import dataclasses
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from dicecall.datasets.schema import MIN_VISIBLE
 from dicecall.vision.config import ReaderConfig, for_game
 from dicecall.vision.images import load_image
@@ -67,10 +69,24 @@ def truth(rec) -> tuple[str, list[int]]:
     return ("cocked_ok" if cocked else "valid"), sorted(d.face for d in in_zone)
 
 
+def die_px_of(rec) -> float | None:
+    """The calibration's die side (`Zones.die_px`) for the scene's exact camera: the smallest
+    top face side of its dice lying flat on the floor, pixels. `dicecall calibrate zones`
+    takes it from the die's mm through the table's pose, the smallest over the play zone's
+    corners; the record keeps no pose, so the flat dice's projected top faces stand in."""
+    sides = [float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
+             for d in rec.dice
+             if d.top_corners and d.in_zone and not d.cocked and not d.stacked
+             and d.resting_on is None and d.leaning_on is None
+             for c in [np.asarray(d.top_corners, float)]]
+    return min(sides) if sides else None
+
+
 def zones_of(rec, scene: str) -> Zones:
     no_roll = {"bank_chips": rec.zones["bank_chips"]} if "bank_chips" in rec.zones else {}
     return Zones(play=[tuple(p) for p in rec.zones[SCENES[scene]]],
-                 no_roll={k: [tuple(p) for p in v] for k, v in no_roll.items()}, walled=True)
+                 no_roll={k: [tuple(p) for p in v] for k, v in no_roll.items()}, walled=True,
+                 die_px=die_px_of(rec))
 
 
 def rates(calls) -> dict[str, int]:

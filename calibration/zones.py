@@ -145,9 +145,17 @@ class TableCalibration(BaseModel):
         write_atomic(path, self.model_dump_json(indent=2) + "\n")
 
 
+def play_die_px(zones: ZonesFile, sizes: list[DieSize]) -> float | None:
+    """The smallest die side over the play zones, reading-frame pixels (None: none known)."""
+    play = {z.name for z in zones.zones if z.role == "play"}
+    found = [d.min_px for d in sizes if d.zone in play and d.min_px > 0]
+    return min(found) if found else None
+
+
 def calibrate_zones(pose: TablePose, zones: ZonesFile) -> TableCalibration:
-    return TableCalibration(pose=pose, zones_mm=zones, zones_px=to_zones(pose, zones),
-                            die_px=die_sizes(pose, zones))
+    sizes = die_sizes(pose, zones)
+    px = to_zones(pose, zones).model_copy(update={"die_px": play_die_px(zones, sizes)})
+    return TableCalibration(pose=pose, zones_mm=zones, zones_px=px, die_px=sizes)
 
 
 def outside_frame(table: TableCalibration, width: int, height: int,
@@ -194,8 +202,14 @@ def check_play_in_frame(table: TableCalibration, width: int, height: int) -> Non
 
 
 def load_table(path: str | Path) -> TableCalibration:
-    """The edge's entry point: a table calibration file, checked."""
-    return load_json(TableCalibration, path)
+    """The edge's entry point: a table calibration file, checked. A file written before the
+    verdict's `Zones` carried the die size gets it from the file's own die sizes."""
+    table = load_json(TableCalibration, path)
+    if table.zones_px.die_px is None:
+        px = play_die_px(table.zones_mm, table.die_px)
+        table = table.model_copy(
+            update={"zones_px": table.zones_px.model_copy(update={"die_px": px})})
+    return table
 
 
 def load_zones(path: str | Path) -> Zones:

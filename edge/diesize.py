@@ -15,9 +15,9 @@ DIE_PX_MIN = 2.0  # SettleConfig.die_px's own floor
 
 def play_die_side(table) -> float | None:
     """The smallest die side over the play zones, reading-frame pixels (None: none known)."""
-    play = {z.name for z in table.zones_mm.zones if z.role == "play"}
-    sides = [d.min_px for d in table.die_px if d.zone in play and d.min_px > 0]
-    return min(sides) if sides else None
+    from dicecall.calibration.zones import play_die_px
+
+    return play_die_px(table.zones_mm, table.die_px)
 
 
 def motion_die_px(side: float, frame: tuple[int, int], motion: tuple[int, int]) -> float:

@@ -99,6 +99,14 @@ class Zones(BaseModel):
     # its height); the whole frame, used without calibration, says nothing of where a wall is.
     walled: bool = Field(False, description="play is the outline of a floor walled in (shaker "
                                             "wall, box wall, rails), drawn at the floor's height")
+    # The verdict measures a die's reach to what it may lean or rest on in its box's side, and
+    # the detector can box a die short: black dice in the shaker got boxes about 0.6 of their
+    # side, so a die leaning 29 degrees on another was freed as out of reach (FRESH98-HD
+    # shaker_0000953, session 63). The calibration knows the die's size from its mm and the
+    # table's pose; a box shorter than the smallest die in play is certainly cut short.
+    die_px: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                 description="the smallest die side over the play zone, px, "
+                                             "from calibration (None: not known)")
 
     @model_validator(mode="after")
     def _polygons(self) -> Zones:

@@ -112,6 +112,8 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
                           | _past_the_edge(dice, zones, profile, own, cfg))
     _count_reasons(profile, len(play), reasons)
     side, nearest = _neighbours(dice, own)
+    if zones.die_px is not None and cfg.die_side_floor > 0:
+        side = np.maximum(side, cfg.die_side_floor * zones.die_px)
     apart, wall = _support_gaps(dice, profile, zones, play, side, nearest)
     free = (apart > cfg.support_reach) & (wall > cfg.support_reach)
     _stacked_reasons(dice, profile, play, cfg, reasons, side, nearest, free)

@@ -137,6 +137,13 @@ class VerdictConfig(BaseModel):
         description="Props & Hops: a die with no other die and no wall within this x its side "
                     "(the larger of its box's and its nearest neighbour's) has nothing to lean "
                     "on; its tilt or stacked flag alone is not a no roll")
+    # The sides above are the boxes', and a box can be cut short (black dice in the shaker,
+    # about 0.6 of their side: `Zones.die_px`). Under this x the calibrated die side a box
+    # counts as that side; 0 trusts the boxes (rule 71, docs/verdicts.md, session 64).
+    die_side_floor: float = Field(
+        0.0, ge=0.0, le=1.5,
+        description="a die's side for the reaches above is at least this x the calibrated "
+                    "die side (`Zones.die_px`; 0: the boxes alone)")
     unsupported_line: float = Field(
         0.5, gt=0.0, le=1.0,
         description="a flag at or above this probability calls a no roll even on a die with "

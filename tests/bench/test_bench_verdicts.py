@@ -43,3 +43,28 @@ def test_with_lamps_the_shaker_scenes_carry_lamp_frames_and_props_and_hops_reads
         cv2.imread(str(path.parent / rec.image))), path.parent, rec)
     assert len(dice) and np.isfinite(dice.lamp_tilt).any()  # degrees read off the lamps
     assert "valid rolls called valid" in capsys.readouterr().out
+
+
+def _die(x, side, **kw):
+    from dicecall.datasets.schema import DieLabel
+
+    top = [[x, 0.0], [x + side, 0.0], [x + side, side], [x, side]]
+    return DieLabel(face=1, box=[x, 0.0, x + side, side], top_corners=top,
+                    **{"in_zone": True, "cocked": False, "stacked": False, **kw})
+
+
+def test_the_suites_die_size_is_the_smallest_flat_die_in_play():
+    """Rule 71's `Zones.die_px` stands in for the calibration's smallest die over the play
+    zone: dice raised (on a die, leaning, cocked) or out of play look larger or smaller than
+    a die on the floor, so only flat dice in play count."""
+    from dicecall.datasets.schema import SceneRecord
+
+    dice = [_die(0, 22.0), _die(40, 20.0), _die(80, 31.0, resting_on=0),
+            _die(120, 15.0, leaning_on="wall"), _die(160, 14.0, in_zone=False)]
+    dice[3].cocked = True
+    rec = SceneRecord(image="", width=320, height=240, dice=dice,
+                      zones={"shaker": [[0, 0], [320, 0], [320, 240]]})
+    assert bv.die_px_of(rec) == 20.0
+    assert bv.zones_of(rec, "shaker").die_px == 20.0
+    rec.dice = dice[2:]
+    assert bv.die_px_of(rec) is None and bv.zones_of(rec, "shaker").die_px is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -119,7 +121,17 @@ def test_zones_map_to_pixels_and_die_size(table_photo, tmp_path):
         assert size.min_px <= size.centre_px <= size.max_px
     table = calibrate_zones(pose, ZONES)
     table.save(tmp_path / "table.json")
-    assert load_zones(tmp_path / "table.json") == zones
+    # The verdict's reaches see the smallest die in play (rule 71): the play zone's, not the
+    # held shaker's, which sits 40 mm nearer the camera.
+    play = next(d for d in table.die_px if d.zone == "table")
+    assert table.zones_px.die_px == play.min_px
+    assert load_zones(tmp_path / "table.json") == zones.model_copy(
+        update={"die_px": play.min_px})
+    # A file written before the zones carried the die size gets it from its own sizes.
+    old = json.loads((tmp_path / "table.json").read_text())
+    del old["zones_px"]["die_px"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    assert load_zones(tmp_path / "old.json").die_px == play.min_px
 
 
 def test_zone_files_are_strict():
