@@ -10,13 +10,13 @@ sensitive, one taken as too large can hide it again.
 
 from __future__ import annotations
 
+from dicecall.calibration.zones import play_die_px
+
 DIE_PX_MIN = 2.0  # SettleConfig.die_px's own floor
 
 
 def play_die_side(table) -> float | None:
     """The smallest die side over the play zones, reading-frame pixels (None: none known)."""
-    from dicecall.calibration.zones import play_die_px
-
     return play_die_px(table.zones_mm, table.die_px)
 
 

@@ -138,10 +138,14 @@ class VerdictConfig(BaseModel):
                     "(the larger of its box's and its nearest neighbour's) has nothing to lean "
                     "on; its tilt or stacked flag alone is not a no roll")
     # The sides above are the boxes', and a box can be cut short (black dice in the shaker,
-    # about 0.6 of their side: `Zones.die_px`). Under this x the calibrated die side a box
-    # counts as that side; 0 trusts the boxes (rule 71, docs/verdicts.md, session 64).
+    # about 0.6 of their side: `Zones.die_px`). A flat die's box from above is its top face
+    # and a sliver of its sides, 1.06 x the face or more in the generated suites' labels, so
+    # under 1.1 x the calibrated side a box was cut short and counts as that long; 0 trusts
+    # the boxes. Rule 71 (docs/verdicts.md, session 64): on its untouched suite, FRESH99, it
+    # changed no call at either size; on FRESH98-HD it held a die leaning on another that
+    # the boxes alone freed.
     die_side_floor: float = Field(
-        0.0, ge=0.0, le=1.5,
+        1.1, ge=0.0, le=1.5,
         description="a die's side for the reaches above is at least this x the calibrated "
                     "die side (`Zones.die_px`; 0: the boxes alone)")
     unsupported_line: float = Field(
