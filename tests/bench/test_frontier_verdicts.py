@@ -29,7 +29,7 @@ def _roll(category: str, tilts: tuple[float, float]):
                 tilt=np.array(tilts, np.float32), stacked=np.zeros(n, np.float32),
                 det_score=np.ones(n, np.float32))
     rec = SimpleNamespace(game="props-and-hops", expected_dice=2, zones={"shaker": SHAKER},
-                          width=640, height=480)
+                          width=640, height=480, dice=[])  # no labels: no die size
     faces = [] if category == "cocked_ph" else [3, 5]
     return ("shaker", rec, category, faces, dice)
 

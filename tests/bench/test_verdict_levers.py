@@ -16,7 +16,7 @@ SHAKER = [(0.0, 0.0), (400.0, 0.0), (400.0, 300.0), (0.0, 300.0)]
 
 def _label(box, face: int, cocked: bool = False):
     return SimpleNamespace(box=box, face=face, cocked=cocked, stacked=False,
-                           up_margin_deg=None)
+                           up_margin_deg=None, top_corners=None)  # no die size
 
 
 def _read(game: str, tilt: float):
