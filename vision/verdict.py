@@ -223,7 +223,8 @@ def _neighbours(dice: Dice, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     detector can cut a die's box short: a die leaning on the other in the shaker (FRESH35
     shaker_0000071, session 20) got a box 0.68 times its neighbour's, so the die it leaned on
     lay just past 1.5 of its own sides and its tilt flag was set aside as `flag_unsupported`.
-    The larger side only lengthens the reach, so fewer flags are set aside: the safe side."""
+    The larger side only lengthens the reach, so fewer flags are set aside: the safe side.
+    Both can be short; `verdict` then floors the side at the calibrated die's (rule 71)."""
     if len(dice) < 2:
         return own, np.full(len(dice), np.inf)
     gap = np.hypot(*(dice.centers[:, None, :] - dice.centers[None, :, :]).transpose(2, 0, 1))
