@@ -221,6 +221,10 @@ def main() -> None:
     parser.add_argument("--faint-die", type=float, default=None,
                         help="die-or-not probability a faint-look die needs (default: the "
                              "runtime's; ReaderConfig.faint_die)")
+    parser.add_argument("--short-die", type=float, default=None,
+                        help="still short after the faint look, fill the count from places "
+                             "the die-or-not head reads at least this, held for review, 0 = "
+                             "never (default: the runtime's; ReaderConfig.short_die, rule 73)")
     parser.add_argument("--uncalibrated", action="store_true",
                         help="read without the scenes' cameras (a table without intrinsics)")
     parser.add_argument("--lamps", type=float, default=0.0,
@@ -253,6 +257,7 @@ def main() -> None:
              "thrown_temperature": args.thrown_temperature,
              "short_look_again": args.short_look_again,
              "faint_det": args.faint_det, "faint_die": args.faint_die,
+             "short_die": args.short_die,
              "closer_keeps_stacked": (None if args.closer_keeps_stacked is None
                                       else bool(args.closer_keeps_stacked))}
     asked = {k: v for k, v in asked.items() if v is not None}

@@ -142,6 +142,10 @@ def main() -> None:
     ap.add_argument("--faint-die", type=_floats, default=[ReaderConfig().faint_die],
                     help="die-or-not probability a faint-look die needs "
                          "(ReaderConfig.faint_die)")
+    ap.add_argument("--short-die", type=_floats, default=[ReaderConfig().short_die],
+                    help="still short after the faint look, fill the count from places the "
+                         "die-or-not head reads at least this, held for review, 0 = never "
+                         "(ReaderConfig.short_die, rule 73)")
     ap.add_argument("--sure-margin", type=float, default=ReaderConfig().sure_margin,
                     help="a die whose first view reads an up margin under this is read in "
                          "every view (the cascade's margin doubt)")
@@ -206,11 +210,11 @@ def main() -> None:
           f"{'of':>5} {'valid called valid':>19} {'of':>5} {'wrong face':>10} {'sure':>5} "
           f"{'fvoid':>5} {'unsafe no roll':>14} {'false no roll':>13} {'agree':>5} {'vfm':>5} "
           f"{'alone':>5} {'inside':>6} {'one':>5}")
-    for det, die, views, zoom, wide, face, mscale, pip, rel, reading, fdet, fdie in \
+    for det, die, views, zoom, wide, face, mscale, pip, rel, reading, fdet, fdie, sdie in \
             itertools.product(args.det, args.die, args.views, args.zoom, args.tilt_scale,
                               args.face_scale, args.margin_scale, args.pip_radius,
                               args.pip_relative, args.pip_reading, args.faint_det,
-                              args.faint_die):
+                              args.faint_die, args.short_die):
         cfg = with_models(ReaderConfig(det_threshold=det, die_threshold=die, views=views,
                                        zoom_below=zoom, tilt_crop_scale=wide,
                                        face_crop_scale=face, margin_crop_scale=mscale,
@@ -227,7 +231,7 @@ def main() -> None:
                                        short_look_again=args.short_look_again,
                                        closer_keeps_stacked=bool(args.closer_keeps_stacked),
                                        wide_look=args.wide_look,
-                                       faint_det=fdet, faint_die=fdie,
+                                       faint_det=fdet, faint_die=fdie, short_die=sdie,
                                        thrown_temperature=args.thrown_temperature),
                           args.models)
         key = (str(args.data.resolve()), _digest(cfg.detector), _digest(cfg.reader), det, die,
@@ -261,6 +265,8 @@ def main() -> None:
             key += (("wide_look", cfg.wide_look, cfg.wide_die, cfg.wide_apart),)
         if cfg.faint_det:  # reads kept before session 62 had no faint look
             key += (("faint", cfg.faint_det, cfg.faint_die),)
+        if cfg.short_die:  # reads kept before session 65 filled no count with doubtful dice
+            key += (("short_die", cfg.short_die),)
         if args.scenes != list(SCENES):  # reads of some folders are not a whole suite's
             key += (("scenes", tuple(args.scenes)),)
         if key not in saved:
@@ -286,7 +292,8 @@ def main() -> None:
               f"{det:>5} {die:>5} {views:>5} {zoom:>5} {wide:>5} {face:>5} {mscale:>5} "
               f"{pip:>4}" + (f" rel {rel}" if rel else "")
               + (f" {reading}" if reading != "peaks" else "")
-              + (f" faint {fdet}/{fdie}" if fdet else ""))
+              + (f" faint {fdet}/{fdie}" if fdet else "")
+              + (f" short {sdie}" if sdie else ""))
 
 
 def _doubt(cfg: ReaderConfig) -> tuple:

@@ -225,6 +225,17 @@ class ReaderConfig(BaseModel):
                                          "(0: never)")
     faint_die: float = Field(0.9, ge=0.0, lt=1.0,
                              description="die-or-not probability a faint-look die needs")
+    # Rule 73 (session 65, docs/verdicts.md): still short after the faint look, the places
+    # it read under `faint_die` fill the count where the head reads them at least this, the
+    # surest first: on the spent FRESH99 the dice the detector found and the head dropped
+    # (a touching pair boxed as one, a black die boxed around one pip, a die half hidden)
+    # read 0.10-0.45, and a good roll short of one was called off for want of it. Each
+    # carries its `Dice.die_prob`, under the line, and the verdict holds it for a person
+    # (`VerdictConfig.doubtful_die`); it never settles a roll. Needs the faint look on.
+    short_die: float = Field(0.0, ge=0.0, lt=1.0,
+                             description="still short of the count after the faint look, add "
+                                         "places the die-or-not head reads at least this, "
+                                         "held for review (0: never)")
     zoom_keep_apart: float = Field(0.75, ge=0.0, le=5.0,
                                    description="a first-look die stays when no second-look die "
                                                "is nearer than this x its side")

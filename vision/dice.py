@@ -21,6 +21,7 @@ _SHAPES = {  # field -> (trailing shape, dtype)
     "det_score": ((), np.float32),
     "up_margin": ((), np.float32),
     "lamp_tilt": ((), np.float32),
+    "die_prob": ((), np.float32),
 }
 
 _RANGES = {"face": (1, 6), "pip_face": (0, 6)}  # pip_face 0: the count is not a face
@@ -47,6 +48,10 @@ class Dice:
         lamp_tilt: (N,) float32, degrees between the die's top face and the floor read from
             the lamps the camera switches (`vision.lamps`), independent of the reader. NaN,
             the default, where the table has no lamps or the face could not be read.
+        die_prob: (N,) float32, the reader's die-or-not probability of the place: at least
+            its line for every die it keeps, under it only for a place added to fill a
+            count it was short of (`ReaderConfig.short_die`). NaN, the default, where not
+            read.
     """
 
     centers: np.ndarray
@@ -59,6 +64,7 @@ class Dice:
     det_score: np.ndarray
     up_margin: np.ndarray | None = None
     lamp_tilt: np.ndarray | None = None
+    die_prob: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = None

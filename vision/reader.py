@@ -454,7 +454,9 @@ class DiceReader:
         the rail and the cloth's texture, which the head reads as no die (docs/verdicts.md,
         rule 66). At most the dice the frame is short of are added, the detector's
         strongest first: the look fills a count, it never makes a roll hold more dice than
-        the game expects.
+        the game expects. With `short_die`, a count still short is filled from the places
+        the head read under `faint_die` but at least `short_die`, the surest first; their
+        `die_prob` tells the verdict they are in doubt (`die_doubtful`, rule 73).
         """
         cfg = self.config
         if not cfg.faint_det or expected is None or len(dice) >= expected:
@@ -471,12 +473,14 @@ class DiceReader:
         # the faint peaks of a frame with chips run to dozens (FRESH94 craps: up to 28), a
         # batch larger than any the runtime reads otherwise (bench/bench_edge.py's peak RSS
         # read 149.3-150.2 MB so, 148.2 chunked, 147.1 without the look; runs vary ~1 MB)
-        added = self._read_beside(frame, dice, (c, b, s), view, cfg.faint_die,
-                                  chunk=FAINT_CHUNK)
+        line = min(cfg.faint_die, cfg.short_die) if cfg.short_die else cfg.faint_die
+        added = self._read_beside(frame, dice, (c, b, s), view, line, chunk=FAINT_CHUNK)
         if len(added) == 0:
             return dice
-        # two peaks of one die: the stronger stands for it
-        order = np.argsort(-added.det_score, kind="stable")
+        # the places the head is sure of first, the detector's strongest first; then those
+        # it doubts (`short_die`), the surest first. Two peaks of one die: the first stands.
+        sure = added.die_prob >= cfg.faint_die
+        order = np.lexsort((np.where(sure, -added.det_score, -added.die_prob), ~sure))
         keep: list[int] = []
         for i in order:
             if not keep or not _inside(added.centers[[i]], added.boxes[keep]).any():
@@ -557,4 +561,5 @@ class DiceReader:
         probs = softmax(logits[keep], cfg.temperature)
         return Dice(centers=centers[keep], boxes=boxes[keep], face=probs.argmax(1) + 1,
                     face_probs=probs, pip_face=pip_face[keep], tilt=tilt[keep],
-                    stacked=stacked[keep], det_score=scores[keep], up_margin=margin[keep])
+                    stacked=stacked[keep], det_score=scores[keep], up_margin=margin[keep],
+                    die_prob=die[keep])

@@ -124,6 +124,7 @@ def verdict(dice: Dice, profile: GameProfile, zones: Zones,
     _zone_edge(dice, profile, zones, play, own[play], cfg, reasons)
     _boxed_inside(dice, profile, play, cfg, reasons)
     _faint(dice, profile, play, cfg, reasons)
+    _doubtful(dice, profile, play, cfg, reasons)
     order = _stable_order(dice, play)
     section = call_stands.section_of(profile)
     if cfg.call_stands_floor > 0 and section is not None:
@@ -326,6 +327,15 @@ def _faint(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> 
                               "by the faint look, a die the camera barely sees"))
 
 
+def _doubtful(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:
+    """Review for a die in play whose die-or-not probability reads under `doubtful_die`: a
+    place the reader added only to fill a count it was short of (rule 73)."""
+    for i in play[dice.die_prob[play] < cfg.doubtful_die]:  # NaN (not read): never
+        reasons.append(Reason("die_doubtful", REVIEW, profile.sections["dispute"], (int(i),),
+                              f"read as a die at p={dice.die_prob[i]:.2f}: added only to fill "
+                              "the count, the camera is not sure it is a die"))
+
+
 def _boxed_inside(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reasons) -> None:
     """Review for each pair of dice, one in play, whose boxes share at least `inside_line`
     of the smaller box's area: from above, dice at rest side by side or leaning share only
@@ -399,11 +409,12 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                 reasons.append(Reason("lamps_level", VALID, sec["cocked"], (i,),
                                       f"tilt flag p={dice.tilt[i]:.3f}; the lamps read the top "
                                       f"face {dice.lamp_tilt[i]:.1f} deg off level: flat"))
-            elif not profile.cocked_counts and not near_edge \
-                    and dice.tilt[i] < cfg.no_roll_sure_tilt:
+            elif not profile.cocked_counts and dice.tilt[i] < cfg.no_roll_sure_tilt and (
+                    not near_edge or margin >= cfg.no_roll_sure_margin_deg):
+                edge = f", up margin {margin:.0f} deg" if near_edge else ""
                 reasons.append(Reason("cocked_doubt", REVIEW, sec["cocked"], (i,),
-                                      f"tilt flag p={dice.tilt[i]:.3f}: the die may not lie "
-                                      "flat on the bottom of the shaker (a no roll); too "
+                                      f"tilt flag p={dice.tilt[i]:.3f}{edge}: the die may not "
+                                      "lie flat on the bottom of the shaker (a no roll); too "
                                       "weak a sign to call it, a person decides"))
             elif not profile.cocked_counts:
                 reasons.append(Reason("cocked", NO_ROLL, sec["cocked"], (i,),

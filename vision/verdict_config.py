@@ -52,6 +52,17 @@ class VerdictConfig(BaseModel):
         0.5, ge=0.0, le=1.0,
         description="Props & Hops: a tilt flag from the no-roll line up to this is held for "
                     "review (cocked_doubt), from this up a no roll (0: every flag a no roll)")
+    # Rule 72 (session 65, docs/verdicts.md): in Props & Hops a die read near an edge (up
+    # margin under `edge_review_deg`) was a no roll whatever its tilt flag, a line chosen for
+    # Craps and High Roll in session 14; the spent FRESH99 called off 5 good rolls so, flat
+    # dice read 33.9-39.3 degrees with a flag under `no_roll_sure_tilt`. Between this line
+    # and `edge_review_deg` such a die is held (`cocked_doubt`); it is never freed. 40 (the
+    # review line): off.
+    no_roll_sure_margin_deg: float = Field(
+        40.0, ge=0.0, le=90.0,
+        description="Props & Hops: a die read near an edge is a no roll when its up margin "
+                    "reads under this or its tilt flag reaches no_roll_sure_tilt; else it "
+                    "is held for review (cocked_doubt)")
     # Where a cocked die counts, one whose two best faces read about alike may rest on two
     # sides (a void, 623a.9(b), 675a.4(c)) or only be hard to read; the up margin is the
     # reader's own measure of the edge. With this on, a void read from the faces alone (the
@@ -302,6 +313,18 @@ class VerdictConfig(BaseModel):
         0.2, ge=0.0, le=1.0,
         description="a die in play the detector scored under this (the reader's "
                     "det_threshold: a die of the faint look) goes to review (0: off)")
+
+    # Rule 73 (session 65, docs/verdicts.md): a die the reader added only to fill a count
+    # it was short of, from a place its die-or-not head read under its own line
+    # (`ReaderConfig.short_die`): the camera is not sure it is a die. Held, it turns the
+    # camera's no roll for a die it may have missed into a person's call (on the spent
+    # FRESH99 at 640x480 the head read a missed die's place 0.10-0.45 on 6 of the 17 good
+    # rolls short of a die); it never settles a roll. Keep it at the reader's
+    # `die_threshold`, under which the reader keeps no die on its own.
+    doubtful_die: float = Field(
+        0.6, ge=0.0, le=1.0,
+        description="a die in play whose die-or-not probability reads under this (a place "
+                    "the reader added only to fill the count) goes to review (0: off)")
 
     # Props & Hops with lamps the camera switches (`vision.lamps`, session 61): the top face's
     # own angle, read with no model, is a second reading of the tilt. A die the lamps read

@@ -234,7 +234,8 @@ NOT_VALID_CODES = frozenset({
     "die_missing", "die_on_die", "off_floor", "cocked", "cocked_doubt", "cocked_void",
     "void_doubt", "cocked_near_edge", "lamps_tilted",
     "extra_object", "low_confidence", "readings_disagree", "reading_invalid",
-    "die_partly_hidden", "on_zone_edge", "dice_overlap", "die_faint", "phase_unknown"})
+    "die_partly_hidden", "on_zone_edge", "dice_overlap", "die_faint", "die_doubtful",
+    "phase_unknown"})
 
 
 def contradicting(roll: RollIn) -> list[str]:

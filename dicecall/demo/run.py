@@ -132,7 +132,8 @@ def summarize(t: DemoTable) -> dict:
                 and agrees(r["throw"]["truth"], r["event"]))
     kinds = {x["code"] for r in reads for x in r["reasons"] if x["status"] != "valid"
              and x["code"] not in ("readings_disagree", "low_confidence", "die_partly_hidden",
-                                   "on_zone_edge", "dice_overlap", "die_faint")}
+                                   "on_zone_edge", "dice_overlap", "die_faint",
+                                   "die_doubtful")}
     truth_kinds = {x["code"] for th in t.truth["throws"] for x in th["truth"]["reasons"]
                    if x["status"] != "valid" or x["code"] == "cocked_counts"}
     return {"name": t.name, "bundle": t.bundle, "throws": len(t.truth["throws"]),
