@@ -232,6 +232,9 @@ class ReaderConfig(BaseModel):
     # read 0.10-0.45, and a good roll short of one was called off for want of it. Each
     # carries its `Dice.die_prob`, under the line, and the verdict holds it for a person
     # (`VerdictConfig.doubtful_die`); it never settles a roll. Needs the faint look on.
+    # Off: rule 73 was not met on the untouched FRESH100 (seeds 19801-19803): it kept one
+    # good roll at each size from being called off, and turned 42 unsafe rolls the camera
+    # called off into reviews (6 for each good roll was the most the rule allowed).
     short_die: float = Field(0.0, ge=0.0, lt=1.0,
                              description="still short of the count after the faint look, add "
                                          "places the die-or-not head reads at least this, "

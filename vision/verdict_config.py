@@ -57,9 +57,11 @@ class VerdictConfig(BaseModel):
     # Craps and High Roll in session 14; the spent FRESH99 called off 5 good rolls so, flat
     # dice read 33.9-39.3 degrees with a flag under `no_roll_sure_tilt`. Between this line
     # and `edge_review_deg` such a die is held (`cocked_doubt`); it is never freed. 40 (the
-    # review line): off.
+    # review line): off. 30 (session 11's line) since rule 72 met its judge (FRESH100, seeds
+    # 19801-19803: good rolls called off 35 -> 28 at 640x480 and 20 -> 17 at 1920x1440,
+    # nothing let through, no good roll valid fewer).
     no_roll_sure_margin_deg: float = Field(
-        40.0, ge=0.0, le=90.0,
+        30.0, ge=0.0, le=90.0,
         description="Props & Hops: a die read near an edge is a no roll when its up margin "
                     "reads under this or its tilt flag reaches no_roll_sure_tilt; else it "
                     "is held for review (cocked_doubt)")
@@ -320,7 +322,9 @@ class VerdictConfig(BaseModel):
     # camera's no roll for a die it may have missed into a person's call (on the spent
     # FRESH99 at 640x480 the head read a missed die's place 0.10-0.45 on 6 of the 17 good
     # rolls short of a die); it never settles a roll. Keep it at the reader's
-    # `die_threshold`, under which the reader keeps no die on its own.
+    # `die_threshold`, under which the reader keeps no die on its own. Rule 73 was not met
+    # (FRESH100: one good roll fewer called off at each size for 42 unsafe ones no longer
+    # called off), so the reader adds no such die (`short_die` 0) and this changes nothing.
     doubtful_die: float = Field(
         0.6, ge=0.0, le=1.0,
         description="a die in play whose die-or-not probability reads under this (a place "

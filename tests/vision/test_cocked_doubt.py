@@ -36,11 +36,15 @@ def test_the_sure_line_splits_review_from_no_roll_668a_3_h(tilt, status, code):
         assert next(r for r in v.reasons if r.code == code).dice == (1,)  # the leaning die
 
 
-def test_a_die_near_an_edge_is_a_no_roll_whatever_its_flag_668a_3_h():
-    """The up margin is a second sign of a lean: under the review line it is a no roll."""
-    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.05, "margin": 30.0})), profile(PROPS),
+def test_a_die_on_an_edge_is_a_no_roll_whatever_its_flag_668a_3_h():
+    """The up margin is a second sign of a lean: under rule 72's line (30, session 65) it is
+    a no roll; from there to the review line (40) a weak flag holds the roll."""
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.05, "margin": 29.0})), profile(PROPS),
                 ZONES, SURE)
     assert v.status == NO_ROLL and "cocked" in _codes(v)
+    v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.05, "margin": 35.0})), profile(PROPS),
+                ZONES, SURE)
+    assert v.status == REVIEW and "cocked_doubt" in _codes(v)
     v = verdict(dice(TWO[0], (200, 120, 5, {"tilt": 0.05, "margin": 44.0})), profile(PROPS),
                 ZONES, SURE)
     assert v.status == REVIEW and "cocked_doubt" in _codes(v)

@@ -22,7 +22,14 @@ from dicecall.vision.verdict import NO_ROLL, REVIEW, VALID, VerdictConfig, verdi
 
 from .test_verdict import CRAPS, HIGH, PROPS, TWO, ZONES, dice
 
-RULE_72 = VerdictConfig(no_roll_sure_margin_deg=30.0)
+RULE_72 = VerdictConfig()
+
+
+def test_rule_72_was_met_and_rule_73_was_not():
+    """FRESH100 judged both (docs/verdicts.md): the margin's no-roll line is 30, and the
+    reader adds no doubtful die."""
+    assert VerdictConfig().no_roll_sure_margin_deg == 30.0
+    assert ReaderConfig().short_die == 0.0
 
 
 def _held(v) -> list[tuple[str, str, tuple[int, ...]]]:
