@@ -49,8 +49,9 @@ class Dice:
             the lamps the camera switches (`vision.lamps`), independent of the reader. NaN,
             the default, where the table has no lamps or the face could not be read.
         die_prob: (N,) float32, the reader's die-or-not probability of the place: at least
-            its line for every die it keeps, under it only for a place added to fill a
-            count it was short of (`ReaderConfig.short_die`). NaN, the default, where not
+            its line for every die it keeps from a frame, under it only for a place added
+            to fill a count it was short of (`ReaderConfig.short_die`; a crop read alone,
+            `read_crop`, is vouched a die whatever it reads). NaN, the default, where not
             read.
     """
 
