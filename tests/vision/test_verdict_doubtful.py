@@ -20,7 +20,7 @@ from dicecall.vision.config import ReaderConfig
 from dicecall.vision.profiles import profile
 from dicecall.vision.verdict import NO_ROLL, REVIEW, VALID, VerdictConfig, verdict
 
-from .test_verdict import CRAPS, HIGH, PROPS, TWO, ZONES, dice
+from .test_verdict import CRAPS, HIGH, PROPS, TWO, WALLED, ZONES, dice
 
 RULE_72 = VerdictConfig()
 
@@ -55,10 +55,14 @@ def test_props_hops_die_read_near_an_edge_668a_3_h(margin, tilt, status, code):
 def test_a_die_held_near_an_edge_is_never_freed_for_want_of_support():
     """Far from the wall and from the other die, a weak flag is set aside (`flag_unsupported`);
     a die read near an edge is not, on either side of rule 72's line."""
+    flat = [(40, 40, 3), (200, 120, 5, {"tilt": 0.3})]
+    # the control: on the walled floor the same flag, its margin unread, is set aside
+    assert "flag_unsupported" in {r.code for r in verdict(dice(*flat), profile(PROPS),
+                                                          WALLED, RULE_72).reasons}
     far = [(40, 40, 3), (200, 120, 5, {"tilt": 0.3, "margin": 35.0})]
     for cfg in (RULE_72, VerdictConfig(no_roll_sure_margin_deg=40.0)):
-        codes = {r.code for r in verdict(dice(*far), profile(PROPS), ZONES, cfg).reasons}
-        assert "flag_unsupported" not in codes
+        v = verdict(dice(*far), profile(PROPS), WALLED, cfg)
+        assert v.status != VALID and "flag_unsupported" not in {r.code for r in v.reasons}
 
 
 def test_rule_72_off_is_the_review_line_and_other_games_ignore_it():
