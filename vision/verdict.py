@@ -480,12 +480,15 @@ def agreeing_faces(face: np.ndarray, pip_face: np.ndarray, confidence: np.ndarra
 
 def _agreeing(dice: Dice, i: int, profile: GameProfile, cfg: VerdictConfig) -> bool:
     """A face under the confidence line that still counts (rule 46, `agreeing_confidence`;
-    in larger rolls, on a die boxed clear of every other, rule 62, `agreeing_alone`)."""
-    small = profile.expected <= cfg.agreeing_max_dice
-    if not (small or (cfg.agreeing_alone and not _touches(dice.boxes, i))):
-        return False
-    return bool(agreeing_faces(dice.face[i], dice.pip_face[i], dice.confidence[i],
-                               cfg.agreeing_confidence))
+    in larger rolls, on a die boxed clear of every other, rule 62, `agreeing_alone`, and on
+    one touching another at the higher `agreeing_touching`, rule 74)."""
+    if profile.expected <= cfg.agreeing_max_dice:
+        floor = cfg.agreeing_confidence
+    elif not _touches(dice.boxes, i):
+        floor = cfg.agreeing_confidence if cfg.agreeing_alone else 0.0
+    else:  # a die touching another in a larger roll (rule 74; 0: never)
+        floor = cfg.agreeing_touching
+    return bool(agreeing_faces(dice.face[i], dice.pip_face[i], dice.confidence[i], floor))
 
 
 def _touches(boxes: np.ndarray, i: int) -> bool:

@@ -108,3 +108,49 @@ def test_the_config_refuses_a_floor_out_of_range():
         VerdictConfig(agreeing_confidence=1.5)
     with pytest.raises(ValueError):
         VerdictConfig(agreeing_max_dice=0)
+
+
+TOUCHING = ALONE.model_copy(update={"agreeing_touching": 0.97})
+
+
+def _touching_ten(p: float, face: int = 2, pips: int | None = None):
+    ten = [(30 * k + 10, 50, 2) for k in range(10)]
+    ten[3] = (115.0, 50, face, {"p": p, **({} if pips is None else {"pips": pips})})
+    return dice(*ten)  # die 3's box (105-125) overlaps die 4's (120-140)
+
+
+def test_rule_74_is_off_by_default():
+    assert VerdictConfig().agreeing_touching == 0.0
+
+
+@pytest.mark.parametrize("p, status", [(0.97, VALID), (0.9699, REVIEW), (0.95, REVIEW)])
+def test_rule_74_a_touching_die_counts_from_its_own_higher_floor_675a_4_d(p, status):
+    """Rule 74 (docs/verdicts.md, session 66): a touching die in a larger roll counts under
+    the confidence line only from `agreeing_touching`, over rule 46's floor: the die
+    beneath a die on a die read 0.90-0.95 with its pips agreeing (FRESH74, FRESH81)."""
+    v = verdict(_touching_ten(p), profile(HIGH), ZONES, TOUCHING)
+    assert v.status == status
+    code = "low_confidence_agreed" if status == VALID else "low_confidence"
+    assert _reasons(v)[code] == (status, "675a.4(d)", (3,))
+
+
+@pytest.mark.parametrize("face, pips", [(1, 1), (2, 3), (2, 0)])
+def test_rule_74_never_takes_a_one_or_pips_that_disagree_675a_4_d(face, pips):
+    v = verdict(_touching_ten(0.97, face, pips), profile(HIGH), ZONES, TOUCHING)
+    assert v.status == REVIEW and "low_confidence" in _reasons(v)
+
+
+def test_rule_74_leaves_a_die_clear_of_the_others_to_rule_62():
+    """A die boxed clear of every other keeps rule 62's floor, and with rule 62 off none."""
+    ten = [(30 * k + 10, 50, 2, {"p": 0.92} if k == 3 else {}) for k in range(10)]
+    assert verdict(dice(*ten), profile(HIGH), ZONES, TOUCHING).status == VALID
+    off = TOUCHING.model_copy(update={"agreeing_alone": False})
+    assert verdict(dice(*ten), profile(HIGH), ZONES, off).status == REVIEW
+
+
+def test_rule_74_never_lifts_a_die_on_a_die_675a_4_b():
+    ten = [(30 * k + 10, 50, 2) for k in range(10)]
+    ten[3] = (115.0, 50, 2, {"p": 0.97})
+    ten[4] = (122.0, 52, 5, {"stacked": 0.9})
+    v = verdict(dice(*ten), profile(HIGH), ZONES, TOUCHING)
+    assert v.status == NO_ROLL and "die_on_die" in _reasons(v)
