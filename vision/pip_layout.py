@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 # Pip centres per face in face units, the outer pips at +-1 (as `datasets.dice.PIP_LAYOUT`,
 # which the runtime must not import: the generator is not installed on the edge).
@@ -46,6 +47,12 @@ CENTRE_FLOOR = 0.1  # heat under this does not pull the centre
 # outside the radius of an off-centre crop is pulled in, not left out (same reads on the
 # tuning suite at 0.5, 0.55, 0.6 and 0.65).
 CENTRE_REACH = 0.1
+
+
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    """The process's BLAS libraries, found once (a lookup walks every loaded library)."""
+    return ThreadpoolController()
 
 
 def _template(cx: np.ndarray, cy: np.ndarray, at: np.ndarray, sigma: float) -> np.ndarray:
@@ -159,8 +166,14 @@ def fit_pips(pip_heatmap: np.ndarray, radius: float = 0.5, crop_scale: float = 1
     # <map, template shifted by (dx, dy)> = <map moved by (-dx, -dy), template>
     moved = np.stack([padded[:, pad + int(dy):pad + int(dy) + h, pad + int(dx):pad + int(dx) + w]
                       [:, near] for dx in SHIFTS for dy in SHIFTS])  # (shifts, N, cells)
-    dots = (moved.reshape(-1, moved.shape[2]) @ t.T).reshape(len(moved), n, -1) \
-        - means[:, None, :] * mass[None]
+    # One BLAS thread: numpy's BLAS splits even this small product over threads that must
+    # wake, then spin on, the cores onnxruntime reads with. With the other core busy a
+    # two-dice fit took a p50 of 36 ms on all threads and 0.64 ms on one (session 66,
+    # models/reader.md). The sums differ from two threads' by rounding alone (6e-6 at most
+    # over random maps of 1-39 crops).
+    with _blas().limit(limits=1, user_api="blas"):
+        dots = moved.reshape(-1, moved.shape[2]) @ t.T
+    dots = dots.reshape(len(moved), n, -1) - means[:, None, :] * mass[None]
     score = np.where(dots > 0, dots * dots / norms[:, None, :], 0.0)  # (shifts, N, M)
     flat = score.transpose(1, 0, 2).reshape(n, -1)
     best = flat.argmax(axis=1)
