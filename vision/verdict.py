@@ -486,8 +486,12 @@ def _agreeing(dice: Dice, i: int, profile: GameProfile, cfg: VerdictConfig) -> b
         floor = cfg.agreeing_confidence
     elif not _touches(dice.boxes, i):
         floor = cfg.agreeing_confidence if cfg.agreeing_alone else 0.0
-    else:  # a die touching another in a larger roll (rule 74; 0: never)
-        floor = cfg.agreeing_touching
+    elif cfg.agreeing_touching > 0 and cfg.agreeing_confidence > 0:
+        # A touching die in a larger roll (rule 74): a stricter rule 46, off with it (a
+        # profile fitted before rule 46 was tested loads with it off) and never under it.
+        floor = max(cfg.agreeing_touching, cfg.agreeing_confidence)
+    else:
+        return False
     return bool(agreeing_faces(dice.face[i], dice.pip_face[i], dice.confidence[i], floor))
 
 

@@ -286,13 +286,15 @@ class VerdictConfig(BaseModel):
     # another's was left to a person under the confidence line whatever its pips said (rule
     # 62), for the die beneath a die on a die read at 0.90-0.95 (FRESH74, FRESH81). On the
     # spent FRESH100 most good High Roll rolls held so alone had such a die read 0.97-0.98,
-    # its pips agreeing and its face right, and no unsafe roll lost its last hold. 0: off.
+    # its pips agreeing and its face right, and no unsafe roll lost its last hold. On since
+    # rule 74 met its judge (FRESH101, seeds 19901-19903: good rolls valid +4 at 640x480 and
+    # +2 at 1920x1440, nothing more let through, no wrong face). Off with rule 46.
     agreeing_touching: float = Field(
-        0.0, ge=0.0, le=1.0,
+        0.97, ge=0.0, le=1.0,
         description="in a roll of more than agreeing_max_dice dice, a face under "
                     "min_confidence on a die whose box touches another's still counts when "
                     "the pip reading agrees, it is not a 1 and its probability is at least "
-                    "this; 0: off")
+                    "this and agreeing_confidence; 0 (or agreeing_confidence 0): off")
 
     # Rule 64 (session 59, docs/verdicts.md): a die read as a 1 on a box a little over
     # `partly_hidden_line` of the others' is what a die mostly hidden, or one whose second pip

@@ -119,8 +119,24 @@ def _touching_ten(p: float, face: int = 2, pips: int | None = None):
     return dice(*ten)  # die 3's box (105-125) overlaps die 4's (120-140)
 
 
-def test_rule_74_is_off_by_default():
-    assert VerdictConfig().agreeing_touching == 0.0
+def test_rule_74_is_on_by_default_since_fresh101():
+    assert VerdictConfig().agreeing_touching == 0.97
+    v = verdict(_touching_ten(0.97), profile(HIGH), ZONES)
+    assert v.status == VALID and "low_confidence_agreed" in _reasons(v)
+
+
+@pytest.mark.parametrize("update", [{"agreeing_touching": 0.0}, {"agreeing_confidence": 0.0}])
+def test_rule_74_is_off_at_0_and_with_rule_46_675a_4_d(update):
+    """A profile fitted before rule 46's reads were tested loads with rule 46 off
+    (calibration/profile.py); rule 74, a stricter rule 46, goes with it."""
+    v = verdict(_touching_ten(0.975), profile(HIGH), ZONES, TOUCHING.model_copy(update=update))
+    assert v.status == REVIEW and "low_confidence" in _reasons(v)
+
+
+def test_rule_74_never_takes_a_face_under_rule_46s_own_floor():
+    stricter = TOUCHING.model_copy(update={"agreeing_confidence": 0.975})
+    assert verdict(_touching_ten(0.972), profile(HIGH), ZONES, stricter).status == REVIEW
+    assert verdict(_touching_ten(0.976), profile(HIGH), ZONES, stricter).status == VALID
 
 
 @pytest.mark.parametrize("p, status", [(0.97, VALID), (0.9699, REVIEW), (0.95, REVIEW)])
