@@ -167,10 +167,11 @@ def fit_pips(pip_heatmap: np.ndarray, radius: float = 0.5, crop_scale: float = 1
     moved = np.stack([padded[:, pad + int(dy):pad + int(dy) + h, pad + int(dx):pad + int(dx) + w]
                       [:, near] for dx in SHIFTS for dy in SHIFTS])  # (shifts, N, cells)
     # One BLAS thread: numpy's BLAS splits even this small product over threads that must
-    # wake, then spin on, the cores onnxruntime reads with. With the other core busy a
-    # two-dice fit took a p50 of 36 ms on all threads and 0.64 ms on one (session 66,
-    # models/reader.md). The sums differ from two threads' by rounding alone (6e-6 at most
-    # over random maps of 1-39 crops).
+    # wake, then spin on, the cores onnxruntime reads with. With both cores busy rendering
+    # scenes a two-dice fit took a p50 of 36 ms on all threads and 0.64 ms on one, and a
+    # two-dice read beside two spinning processes 40 ms against 25 (session 66,
+    # `bench/bench_reader_load.py`). The sums differ from two threads' by rounding alone
+    # (6e-6 at most over random maps of 1-39 crops).
     with _blas().limit(limits=1, user_api="blas"):
         dots = moved.reshape(-1, moved.shape[2]) @ t.T
     dots = dots.reshape(len(moved), n, -1) - means[:, None, :] * mass[None]
