@@ -445,7 +445,7 @@ def _die_reasons(dice: Dice, profile: GameProfile, play: np.ndarray, cfg, reason
                                       f"cocked die (tilt p={dice.tilt[i]:.2f}) counts as "
                                       f"{int(dice.face[i])}, the face most nearly up"))
         if dice.confidence[i] < cfg.min_confidence:
-            if _agreeing(dice, i, profile, cfg):
+            if _agreeing(dice, i, profile, cfg, play):
                 reasons.append(Reason("low_confidence_agreed", VALID, sec["dispute"], (i,),
                                       f"face {int(dice.face[i])} read at "
                                       f"p={dice.confidence[i]:.3f}, the pip layout agrees"))
@@ -478,10 +478,18 @@ def agreeing_faces(face: np.ndarray, pip_face: np.ndarray, confidence: np.ndarra
     return (floor > 0) & (face != 1) & (pip_face == face) & (np.asarray(confidence) >= floor)
 
 
-def _agreeing(dice: Dice, i: int, profile: GameProfile, cfg: VerdictConfig) -> bool:
+def _agreeing(dice: Dice, i: int, profile: GameProfile, cfg: VerdictConfig,
+              play: np.ndarray) -> bool:
     """A face under the confidence line that still counts (rule 46, `agreeing_confidence`;
     in larger rolls, on a die boxed clear of every other, rule 62, `agreeing_alone`, and on
-    one touching another at the higher `agreeing_touching`, rule 74)."""
+    one touching another at the higher `agreeing_touching`, rule 74), never on a die boxed
+    under `agreeing_box_line` of the other dice in play (rule 75)."""
+    others = play[play != i]
+    if cfg.agreeing_box_line > 0 and len(others):
+        # A die partly out of view shows, and the pip layout fits, only the pips in view.
+        sides = _box_sides(dice.boxes)
+        if sides[i] < cfg.agreeing_box_line * float(np.median(sides[others])):
+            return False
     if profile.expected <= cfg.agreeing_max_dice:
         floor = cfg.agreeing_confidence
     elif not _touches(dice.boxes, i):

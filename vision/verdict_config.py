@@ -295,6 +295,18 @@ class VerdictConfig(BaseModel):
                     "min_confidence on a die whose box touches another's still counts when "
                     "the pip reading agrees, it is not a 1 and its probability is at least "
                     "this and agreeing_confidence; 0 (or agreeing_confidence 0): off")
+    # Rule 75 (session 66, docs/verdicts.md): with the lamps on, FRESH101 called a Props &
+    # Hops roll valid on a 4 half behind the shaker's rim, boxed at 0.57-0.59 of the other
+    # die's side, whose two pips in view read as a 2 at p=0.92 with the layout agreeing
+    # (rule 46), at both sizes. Stricter only: a die it covers goes back to
+    # `low_confidence`. On the reads of FRESH100 (640x480, lamps) and FRESH101 (both sizes,
+    # with and without lamps) 0.7 moved that roll alone; 0.8 also 0-2 good rolls a read set,
+    # their faces right. Not judged on an untouched suite.
+    agreeing_box_line: float = Field(
+        0.7, ge=0.0, lt=1.0,
+        description="a face under min_confidence never counts for its pips (rules 46, 62, "
+                    "74) on a die whose box side is under this x the median of the other "
+                    "dice in play's: it may show only some of its pips; 0: off")
 
     # Rule 64 (session 59, docs/verdicts.md): a die read as a 1 on a box a little over
     # `partly_hidden_line` of the others' is what a die mostly hidden, or one whose second pip

@@ -170,3 +170,26 @@ def test_rule_74_never_lifts_a_die_on_a_die_675a_4_b():
     ten[4] = (122.0, 52, 5, {"stacked": 0.9})
     v = verdict(dice(*ten), profile(HIGH), ZONES, TOUCHING)
     assert v.status == NO_ROLL and "die_on_die" in _reasons(v)
+
+
+@pytest.mark.parametrize("side, status", [(14.0, VALID), (13.9, REVIEW), (10.0, REVIEW)])
+def test_rule_75_an_agreeing_face_never_counts_on_a_die_boxed_small_623a_9_c(side, status):
+    """Rule 75 (docs/verdicts.md, session 66): a die partly out of view shows only some of
+    its pips, and the layout fit agrees with what shows (a 4 half behind the shaker's rim
+    read as a 2 at 0.92). Under 0.7 of the other dice's median side its face goes back to
+    a person."""
+    v = verdict(dice(TWO[0], (200, 120, 2, {"p": 0.93, "side": side})), profile(CRAPS), ZONES)
+    assert v.status == status
+    code = "low_confidence_agreed" if status == VALID else "low_confidence"
+    assert _reasons(v)[code] == (status, "623a.9(c)", (1,))
+
+
+def test_rule_75_is_on_by_default_off_at_0_and_judges_by_the_dice_in_play():
+    assert VerdictConfig().agreeing_box_line == 0.7
+    small = dice(TWO[0], (200, 120, 2, {"p": 0.93, "side": 10.0}))
+    off = VerdictConfig(agreeing_box_line=0.0)
+    assert verdict(small, profile(CRAPS), ZONES, off).status == VALID
+    # In a ten-dice throw the line is the median of the nine others, not of the big few.
+    ten = [(30 * k + 10, 50, 2, {"side": 40.0 if k < 3 else 12.0}) for k in range(10)]
+    ten[5] = (160, 50, 3, {"p": 0.93, "side": 9.0})  # 0.75 of the others' median 12
+    assert verdict(dice(*ten), profile(HIGH), ZONES).status == VALID
