@@ -171,3 +171,23 @@ def test_the_fit_moving_the_map_equals_every_template_drawn_at_every_shift():
                     rng.uniform(0.15, 1.0), tuple(rng.uniform(-3, 3, 2))) for _ in range(40)]
     maps = np.concatenate(maps) + rng.uniform(0, 0.08, (40, 1, GRID, GRID)).astype(np.float32)
     assert fit_pips(maps, 0.5, CROP_SCALE).tolist() == _reference_fit(maps).tolist()
+
+
+def test_the_fit_takes_its_product_on_one_blas_thread(monkeypatch):
+    """Session 66 (models/reader.md): numpy's BLAS split the fit's small product over every
+    core, whose threads then spun on the cores onnxruntime reads with; with both cores busy
+    a two-dice read took 40 ms against 25. The fit asks for one thread around its product."""
+    import contextlib
+
+    from dicecall.vision import pip_layout
+
+    asked = []
+
+    class Recorder:
+        def limit(self, **kw):
+            asked.append(kw)
+            return contextlib.nullcontext()
+
+    monkeypatch.setattr(pip_layout, "_blas", lambda: Recorder())
+    assert fit_pips(np.concatenate([heatmap(5), heatmap(2)])).tolist() == [5, 2]
+    assert asked == [{"limits": 1, "user_api": "blas"}]
